@@ -1,0 +1,28 @@
+# Every dependency comes from Debian packages (scripts/install-deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+find_package(Boost 1.74 REQUIRED)
+
+pkg_check_modules(IBVERBS IMPORTED_TARGET libibverbs)
+pkg_check_modules(RDMACM IMPORTED_TARGET librdmacm)
+# libnvme is used for its spec structures only (<nvme/types.h>): a header, nothing to link.
+find_path(LIBNVME_INCLUDE_DIR nvme/types.h REQUIRED)
+find_library(LIBAIO_LIBRARY aio REQUIRED)
+find_path(LIBAIO_INCLUDE_DIR libaio.h REQUIRED)
+
+if(IBVERBS_FOUND AND RDMACM_FOUND)
+  set(SKIFF_HAVE_RDMA ON)
+else()
+  set(SKIFF_HAVE_RDMA OFF)
+  message(STATUS "rdma-core not found: RDMA support is compiled out")
+endif()
+
+if(SKIFF_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(SKIFF_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

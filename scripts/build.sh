@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Configures and builds one flavour of skiff.
+#   scripts/build.sh [release|debug|asan]   (default: release)
+# Build folders: build/ (release), build-debug/, build-asan/ (ASan + UBSan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+flavour="${1:-release}"
+case "$flavour" in
+  release) dir=build;       args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  debug)   dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
+  asan)    dir=build-asan;  args=(-DCMAKE_BUILD_TYPE=Debug -DSKIFF_SANITIZE=ON -DSKIFF_BUILD_BENCH=OFF) ;;
+  *) echo "usage: $0 [release|debug|asan]" >&2; exit 2 ;;
+esac
+
+jobs="${SKIFF_JOBS:-$(nproc)}"
+cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
+cmake --build "$dir" -j "$jobs"
+echo "$dir"

@@ -1,0 +1,40 @@
+// doca_error_get_name/descr cover every code; unknown values are "unrecognized" (spec 5.1 #5).
+#include <doca_error.h>
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+TEST(DocaError, EveryCodeHasADistinctNameAndDescription) {
+    std::set<std::string> names;
+    for (int code = DOCA_SUCCESS; code <= DOCA_ERROR_TOO_BIG; ++code) {
+        auto err = static_cast<doca_error_t>(code);
+        std::string name = doca_error_get_name(err);
+        std::string descr = doca_error_get_descr(err);
+        EXPECT_NE(name, "unrecognized error code") << code;
+        EXPECT_NE(descr, "unrecognized error code") << code;
+        EXPECT_EQ(name.rfind("DOCA_", 0), 0u) << name;
+        names.insert(name);
+    }
+    EXPECT_EQ(names.size(), 28u);
+    EXPECT_STREQ(doca_error_get_name(DOCA_ERROR_IN_USE), "DOCA_ERROR_IN_USE");
+    EXPECT_STREQ(doca_error_get_name(DOCA_ERROR_TOO_BIG), "DOCA_ERROR_TOO_BIG");
+    EXPECT_EQ(DOCA_ERROR_EMPTY, 25);
+    EXPECT_EQ(DOCA_ERROR_IN_PROGRESS, 26);
+}
+
+TEST(DocaError, UnknownValuesAreUnrecognized) {
+    EXPECT_STREQ(doca_error_get_name(static_cast<doca_error_t>(28)), "unrecognized error code");
+    EXPECT_STREQ(doca_error_get_descr(static_cast<doca_error_t>(-1)), "unrecognized error code");
+}
+
+TEST(DocaError, PropagateKeepsTheFirstError) {
+    doca_error_t r = DOCA_SUCCESS;
+    DOCA_ERROR_PROPAGATE(r, DOCA_SUCCESS);
+    EXPECT_EQ(r, DOCA_SUCCESS);
+    DOCA_ERROR_PROPAGATE(r, DOCA_ERROR_BAD_STATE);
+    DOCA_ERROR_PROPAGATE(r, DOCA_ERROR_IN_USE);
+    EXPECT_EQ(r, DOCA_ERROR_BAD_STATE);
+    EXPECT_TRUE(DOCA_IS_ERROR(r));
+}
