@@ -58,14 +58,14 @@ doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_ele
 
 doca_error_t doca_buf_chain_list(struct doca_buf *list1, struct doca_buf *list2) {
     if (list1 == nullptr || list2 == nullptr || list1 == list2) return DOCA_ERROR_INVALID_VALUE;
-    auto log = skiff::log::get("mem");
     if (list1->prev != nullptr || list2->prev != nullptr) {
-        log->error("doca_buf_chain_list: both arguments must be list heads");
+        skiff::log::get("mem")->error("doca_buf_chain_list: both arguments must be list heads");
         return DOCA_ERROR_NOT_PERMITTED;
     }
     if (list2->refcount != 1) {
-        log->error("doca_buf_chain_list: list2 has refcount {}; only a list with refcount 1 can be chained",
-                   list2->refcount);
+        skiff::log::get("mem")->error(
+            "doca_buf_chain_list: list2 has refcount {}; only a list with refcount 1 can be chained",
+            list2->refcount);
         return DOCA_ERROR_NOT_PERMITTED;
     }
     doca_buf *tail = last_of(list1);
