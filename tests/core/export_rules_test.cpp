@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace {
@@ -158,4 +159,29 @@ TEST_F(ExportRules, SameDeviceExportedTwiceHandsOutTheSameDescriptor) {
     ASSERT_EQ(doca_mmap_export_pci(mmap, pf0, &again, &again_len), DOCA_SUCCESS);
     EXPECT_EQ(again, desc);
     EXPECT_EQ(again_len, desc_len);
+}
+
+namespace {
+
+size_t thread_count() {
+    size_t n = 0;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc/self/task")) {
+        (void)entry;
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_F(ExportRules, Rule3_ExportAndImportCreateNoThreads) {
+    size_t before = thread_count();
+    start_exportable(pf0);
+    ASSERT_EQ(doca_mmap_export_pci(mmap, pf0, &desc, &desc_len), DOCA_SUCCESS);
+    doca_mmap *imp = nullptr;
+    ASSERT_EQ(doca_mmap_create_from_export(nullptr, desc, desc_len, p0, &imp), DOCA_SUCCESS);
+    uint8_t b = 0;
+    ASSERT_EQ(skiff::core::mmap_read(imp, memory.data(), &b, 1), DOCA_SUCCESS);
+    EXPECT_EQ(thread_count(), before);
+    EXPECT_EQ(doca_mmap_destroy(imp), DOCA_SUCCESS);
 }
