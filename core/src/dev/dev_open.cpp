@@ -6,6 +6,7 @@
 
 #include <skiff/core/log.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -68,6 +69,14 @@ doca_error_t doca_dev_close(struct doca_dev *dev) {
     if (dev == nullptr) return DOCA_ERROR_INVALID_VALUE;
     auto &reg = skiff::core::dev::registry();
     std::lock_guard lock(reg.mutex);
+    // Checked without touching *dev: a device closed for the last time is freed.
+    bool open = std::any_of(reg.devs.begin(), reg.devs.end(),
+                            [dev](const auto &entry) { return entry.second == dev; });
+    if (!open) {
+        skiff::log::get("dev")->error("doca_dev_close: {} is not an open device (closed already?)",
+                                      static_cast<void *>(dev));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
     if (dev->open_count > 1) {
         --dev->open_count;
         return DOCA_SUCCESS;
