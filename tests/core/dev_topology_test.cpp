@@ -313,3 +313,33 @@ TEST(DevTopology, ConcurrentOpensAndClosesShareOneHandle) {
     EXPECT_EQ(failures.load(), 0);
     EXPECT_EQ(doca_dev_close(held), DOCA_SUCCESS);
 }
+
+TEST(DevTopology, TopologyFileCarriesMacAndIpv4) {
+    std::string path = write_temp(
+        R"({"host":[{"name":"pf0","pci":"0b:00.0","iface":"eth7","mac":"02:11:22:33:44:55","ipv4":"192.168.100.2"}],
+            "side":"host"})");
+    ScopedEnv topo("SKIFF_TOPOLOGY", path);
+    ScopedEnv side("SKIFF_SIDE", "host");
+    DevList l;
+    ASSERT_EQ(l.status, DOCA_SUCCESS);
+    ASSERT_EQ(l.n, 1u);
+    uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE];
+    ASSERT_EQ(doca_devinfo_get_mac_addr(l.list[0], mac, sizeof(mac)), DOCA_SUCCESS);
+    EXPECT_EQ(mac[5], 0x55);
+    uint8_t ip[DOCA_DEVINFO_IPV4_ADDR_SIZE];
+    ASSERT_EQ(doca_devinfo_get_ipv4_addr(l.list[0], ip, sizeof(ip)), DOCA_SUCCESS);
+    EXPECT_EQ(ip[0], 192);
+    EXPECT_EQ(ip[3], 2);
+    std::ofstream(path) << R"({"host":[{"name":"pf0","pci":"0b:00.0","ipv4":"300.1.1.1"}]})";
+    DevList bad;
+    EXPECT_EQ(bad.status, DOCA_ERROR_INVALID_VALUE);
+    std::remove(path.c_str());
+}
+
+TEST(DevTopology, DefaultFunctionsHaveNoIpv4) {
+    ScopedEnv side("SKIFF_SIDE", "host");
+    DevList l;
+    uint8_t ip[DOCA_DEVINFO_IPV4_ADDR_SIZE];
+    EXPECT_EQ(doca_devinfo_get_ipv4_addr(l.list[0], ip, sizeof(ip)), DOCA_ERROR_NOT_FOUND);
+    EXPECT_EQ(doca_devinfo_get_ipv4_addr(l.list[0], ip, 2), DOCA_ERROR_INVALID_VALUE);
+}
