@@ -1,5 +1,6 @@
 // Debug mode of a ctx: delivers completions in a seeded pseudo-random order instead of the order
-// the engine finished them, so that no application silently relies on FIFO completion.
+// the engine finished them, so that no application silently relies on FIFO completion. The ctx
+// holds completions until everything in flight has finished, so the order is reproducible.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,7 @@ class CompletionOrder {
     }
     void hold(doca_task *task) { held_.push_back(task); }
     bool empty() const { return held_.empty(); }
+    size_t held() const { return held_.size(); }
 
     // Removes and returns a pseudo-randomly chosen held task (nullptr when none).
     doca_task *pick() {

@@ -150,7 +150,8 @@ bool doca_ctx::all_tasks_returned() const {
 bool doca_ctx::has_ready_work() const {
     if (transitions_pending_.load(std::memory_order_acquire)) return true;
     if (fatal_requested_.load(std::memory_order_acquire)) return true;
-    if (!order_.empty() || completions_pending()) return true;
+    if (completions_pending()) return true;
+    if (!order_.empty() && order_.held() >= inflight()) return true;
     return state() == DOCA_CTX_STATE_STOPPING && inflight() == 0 && all_tasks_returned();
 }
 
@@ -192,7 +193,10 @@ bool doca_ctx::handle_fatal_request() {
 bool doca_ctx::deliver_completion() {
     doca_task *task = nullptr;
     if (order_.shuffling()) {
+        // Hold completions until every in-flight task has finished, then hand them out in a
+        // seeded random order: the order depends on the seed only, never on engine timing.
         while (doca_task *done = poll_completion()) order_.hold(done);
+        if (order_.held() < inflight()) return false;
         task = order_.pick();
     } else {
         task = poll_completion();
