@@ -30,13 +30,16 @@ struct StateLog {
     }
 };
 
-// Progresses until the ctx reports `want` (bounded by a number of calls, never by time).
-inline bool progress_until_state(doca_pe *pe, doca_ctx *ctx, doca_ctx_states want, int max_calls = 100000) {
-    for (int i = 0; i < max_calls; ++i) {
+// Progresses until the ctx reports `want` and nothing is left to deliver. Bounded by a number of
+// calls, never by time; yields when idle so that engine threads get the CPU on a busy machine.
+inline bool progress_until_state(doca_pe *pe, doca_ctx *ctx, doca_ctx_states want,
+                                 long max_calls = 20000000) {
+    for (long i = 0; i < max_calls; ++i) {
         doca_ctx_states s{};
         doca_ctx_get_state(ctx, &s);
-        if (s == want && doca_pe_progress(pe) == 0) return true;
-        if (s != want) doca_pe_progress(pe);
+        uint8_t progressed = doca_pe_progress(pe);
+        if (s == want && progressed == 0) return true;
+        if (!progressed) std::this_thread::yield();
     }
     return false;
 }
