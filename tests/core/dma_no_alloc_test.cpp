@@ -18,5 +18,5 @@ TEST(DmaNoAlloc, SubmitProgressCallbackFreeAllocateNothingAfterStart) {
     ASSERT_TRUE(WIFEXITED(status));
     if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "allocation counting is impossible under AddressSanitizer";
     EXPECT_EQ(WEXITSTATUS(status), 0) << out;
-    EXPECT_EQ(out, "data_path 0 tasks 40000\n");
+    EXPECT_EQ(out, "data_path 0 tasks 10000\n");
 }

@@ -83,7 +83,7 @@ void operator delete[](void *p, size_t) noexcept {
 namespace {
 
 constexpr size_t kSlot = 4096;
-constexpr int kRounds = 20000;
+constexpr int kRounds = 5000;
 uint8_t memory[1 << 20];
 long completed = 0;
 doca_dma_task_memcpy *kept = nullptr;
