@@ -4,8 +4,8 @@
 // start needs, how a task executes, where completions come from, how to flush on stop.
 #pragma once
 
-#include "exec/completion_order.hpp"
-#include "exec/task.hpp"
+#include "completion_order.hpp"
+#include "task.hpp"
 
 #include <doca_ctx.h>
 #include <doca_pe.h>
