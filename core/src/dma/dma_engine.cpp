@@ -11,8 +11,13 @@ namespace skiff::core::dma {
 namespace {
 
 // Idle polls before the worker goes to sleep: long enough to stay awake between back-to-back
-// submissions, short enough not to burn a core when the application is quiet.
+// submissions, short enough not to burn a core when the application is quiet. Past kBusySpins the
+// worker yields between polls, so that on a machine with fewer free cores than busy threads the
+// submitting thread gets the CPU instead of watching the worker spin.
+constexpr int kBusySpins = 256;
 constexpr int kIdleSpins = 4096;
+// Most completions pushed before the progress engine's notifier is checked.
+constexpr int kAnnounceEvery = 16;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -67,13 +72,28 @@ doca_dma_task_memcpy *DmaEngine::poll() {
 
 void DmaEngine::run() {
     int idle = 0;
+    int unannounced = 0; // completions pushed since the progress engine was last told
     while (!quit_.load(std::memory_order_acquire)) {
         doca_dma_task_memcpy *task = nullptr;
         if (submitted_->pop(task)) {
             execute(task);
             idle = 0;
-        } else if (++idle < kIdleSpins) {
+            // Announce once per burst (or every kAnnounceEvery tasks), not once per task: the
+            // wake-up check costs a full memory fence.
+            if (++unannounced == kAnnounceEvery) {
+                owner_.engine_completed();
+                unannounced = 0;
+            }
+            continue;
+        }
+        if (unannounced != 0) {
+            owner_.engine_completed();
+            unannounced = 0;
+        }
+        if (++idle < kBusySpins) {
             cpu_relax();
+        } else if (idle < kIdleSpins) {
+            std::this_thread::yield();
         } else {
             sleep_until_work();
             idle = 0;
@@ -104,7 +124,6 @@ void DmaEngine::execute(doca_dma_task_memcpy *task) {
 void DmaEngine::finish(doca_dma_task_memcpy *task, doca_error_t status) {
     task->status = status;
     completed_->push(task);
-    owner_.engine_completed();
 }
 
 } // namespace skiff::core::dma
