@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -36,6 +37,15 @@ class DmaLifecycle : public DmaFixture {
     bool copied(uint32_t i, size_t size) {
         return std::memcmp(memory.data() + kSize / 2 + i * size, memory.data() + i * size, size) == 0;
     }
+};
+
+class DmaShuffledByEnvironment : public DmaLifecycle {
+  protected:
+    void SetUp() override {
+        env_ = std::make_unique<skiff::test::ScopedEnv>("SKIFF_DMA_COMPLETION_ORDER_SEED", "777");
+        DmaLifecycle::SetUp();
+    }
+    std::unique_ptr<skiff::test::ScopedEnv> env_;
 };
 
 class DmaShuffled : public DmaLifecycle {
@@ -172,4 +182,13 @@ TEST_F(DmaShuffled, SeededModeDeliversAReproduciblePermutationThatIsNotFifo) {
     submit_copies(n, 256);
     wait_for(n);
     EXPECT_EQ(user_order(done), first);
+}
+
+TEST_F(DmaShuffledByEnvironment, EnvironmentSeedShufflesEveryNewContext) {
+    const uint32_t n = 32;
+    submit_copies(n, 128);
+    wait_for(n);
+    std::vector<uint64_t> fifo(n);
+    std::iota(fifo.begin(), fifo.end(), 0);
+    EXPECT_NE(user_order(done), fifo);
 }

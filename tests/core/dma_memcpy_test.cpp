@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 using skiff::test::DmaFixture;
 
@@ -181,4 +184,27 @@ TEST(DmaCreate, ArgumentsAndTaskCountsAreChecked) {
     EXPECT_EQ(doca_ctx_start(doca_dma_as_ctx(dma)), DOCA_ERROR_NOT_CONNECTED);
     EXPECT_EQ(doca_dma_destroy(dma), DOCA_SUCCESS);
     EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+}
+
+TEST(DmaCreate, DeviceWithoutTheMemcpyCapabilityIsNotSupported) {
+    char path[] = "/tmp/skiff-dma-topology-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    const char topology[] = R"({"dpu":[{"name":"p0","pci":"03:00.0","caps":["rdma"]}]})";
+    ASSERT_EQ(write(fd, topology, sizeof(topology) - 1), static_cast<ssize_t>(sizeof(topology) - 1));
+    close(fd);
+    {
+        skiff::test::ScopedEnv topo("SKIFF_TOPOLOGY", path);
+        doca_dev *dev = skiff::test::open_dpu_p0();
+        ASSERT_NE(dev, nullptr);
+        doca_devinfo *info = doca_dev_as_devinfo(dev);
+        EXPECT_EQ(doca_dma_cap_task_memcpy_is_supported(info), DOCA_ERROR_NOT_SUPPORTED);
+        uint32_t list_len = 0;
+        EXPECT_EQ(doca_dma_cap_task_memcpy_get_max_buf_list_len(info, &list_len), DOCA_ERROR_NOT_SUPPORTED);
+        doca_dma *dma = nullptr;
+        EXPECT_EQ(doca_dma_create(dev, &dma), DOCA_ERROR_NOT_SUPPORTED);
+        EXPECT_EQ(dma, nullptr);
+        EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+    }
+    std::remove(path);
 }
