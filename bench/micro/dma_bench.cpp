@@ -23,7 +23,8 @@
 namespace {
 
 constexpr size_t kMaxSize = 1 << 20;
-constexpr uint32_t kDepth = 8; // tasks kept in flight by the throughput benchmarks
+constexpr uint32_t kDepth = 8;      // tasks kept in flight by the throughput benchmarks
+constexpr uint32_t kMaxTasks = 256; // task pool of every rig
 
 // A running DMA context over 2 * kDepth slots: slot i copies src[i] into dst[i]. Every completion
 // empties the destination and resubmits the task while `resubmit` is set.
@@ -31,7 +32,7 @@ class DmaRig {
   public:
     explicit DmaRig(size_t slot_size, size_t data_len = SIZE_MAX)
         : slot_(slot_size), memory_(2 * kDepth * slot_size) {
-        const size_t src_data = data_len == SIZE_MAX ? slot_size : data_len;
+        const size_t src_data = src_data_ = data_len == SIZE_MAX ? slot_size : data_len;
         std::memset(memory_.data(), 0x3c, memory_.size());
         ok_ = open_device() && doca_mmap_create(&mmap_) == DOCA_SUCCESS &&
               doca_mmap_set_memrange(mmap_, memory_.data(), memory_.size()) == DOCA_SUCCESS &&
@@ -70,12 +71,13 @@ class DmaRig {
     uint8_t *dst(uint32_t i) { return memory_.data() + (kDepth + i) * slot_; }
 
     // Starts `depth` tasks (slots 0 .. depth-1).
+    // Starts `depth` tasks; task i uses slot i % kDepth (deeper than kDepth only for empty copies).
     void launch(uint32_t depth) {
         for (uint32_t i = 0; i < depth; ++i) {
             doca_dma_task_memcpy *task = nullptr;
             doca_data ud{};
             ud.u64 = i;
-            doca_dma_task_memcpy_alloc_init(dma_, src_[i], dst_[i], ud, &task);
+            doca_dma_task_memcpy_alloc_init(dma_, src_[i % kDepth], dst_[i % kDepth], ud, &task);
             tasks_.push_back(task);
             doca_task_submit(doca_dma_task_memcpy_as_task(task));
         }
@@ -99,7 +101,7 @@ class DmaRig {
         auto *rig = static_cast<DmaRig *>(ctx_ud.ptr);
         ++rig->completed;
         if (!rig->resubmit) return;
-        doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
+        if (rig->src_data_ != 0) doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
         doca_task_submit(doca_dma_task_memcpy_as_task(task));
     }
     bool open_device() {
@@ -115,7 +117,7 @@ class DmaRig {
         doca_data ud{};
         ud.ptr = this;
         return doca_ctx_set_user_data(doca_dma_as_ctx(dma_), ud) == DOCA_SUCCESS &&
-               doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, kDepth) == DOCA_SUCCESS &&
+               doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, kMaxTasks) == DOCA_SUCCESS &&
                doca_pe_connect_ctx(pe_, doca_dma_as_ctx(dma_)) == DOCA_SUCCESS;
     }
     bool start() {
@@ -131,6 +133,7 @@ class DmaRig {
     }
 
     size_t slot_;
+    size_t src_data_ = 0;
     std::vector<uint8_t> memory_;
     bool ok_ = false;
     doca_dev *dev_ = nullptr;
@@ -165,8 +168,8 @@ void BM_DmaMemcpy(benchmark::State &state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
 }
 
-// Cost per task of submit + engine + progress + callback, for an empty (0-byte) copy, with
-// kDepth tasks in flight (pipelined) or one at a time (round trip through the worker thread).
+// Cost per task of submit + engine + progress + callback, for an empty (0-byte) copy, with the
+// given number of tasks in flight: 1 is a round trip through the worker thread, more pipelines.
 void BM_TaskOverhead(benchmark::State &state) {
     const auto depth = static_cast<uint32_t>(state.range(0));
     DmaRig rig(64, /*data_len=*/0);
@@ -178,7 +181,7 @@ void BM_TaskOverhead(benchmark::State &state) {
 
 BENCHMARK(BM_Memcpy)->RangeMultiplier(4)->Range(64, kMaxSize)->UseRealTime();
 BENCHMARK(BM_DmaMemcpy)->RangeMultiplier(4)->Range(64, kMaxSize)->UseRealTime();
-BENCHMARK(BM_TaskOverhead)->Arg(kDepth)->Arg(1)->UseRealTime();
+BENCHMARK(BM_TaskOverhead)->Arg(1)->Arg(kDepth)->Arg(64)->Arg(kMaxTasks)->UseRealTime();
 
 // Prints every run as usual and remembers throughputs for the ratio table.
 class RatioReporter : public benchmark::ConsoleReporter {

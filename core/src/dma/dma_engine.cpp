@@ -3,6 +3,7 @@
 #include "dma/dma_context.hpp"
 #include "dma/dma_limits.hpp"
 #include "dma/memcpy_op.hpp"
+#include "exec/futex.hpp"
 
 #include <skiff/core/log.hpp>
 
@@ -16,8 +17,13 @@ namespace {
 // submitting thread gets the CPU instead of watching the worker spin.
 constexpr int kBusySpins = 256;
 constexpr int kIdleSpins = 4096;
-// Most completions pushed before the progress engine's notifier is checked.
-constexpr int kAnnounceEvery = 16;
+// The worker's first sleep after going idle, and the longest one (a safety net only).
+constexpr long kFirstSleepUs = 50;
+constexpr long kLongSleepUs = 100000;
+// Copies at least this big are handed back on their own, without waiting for their batch.
+constexpr size_t kReturnAtOnceBytes = 4096;
+// Most tasks the worker takes from the ring at once.
+constexpr size_t kBatch = 32;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -34,6 +40,7 @@ void DmaEngine::start(uint32_t capacity) {
     submitted_ = std::make_unique<Ring>(capacity + 1);
     completed_ = std::make_unique<Ring>(capacity + 1);
     bounce_.resize(kBounceBytes);
+    harvested_next_ = harvested_count_ = 0;
     quit_.store(false);
     flushing_.store(false);
     worker_ = std::thread([this] { run(); });
@@ -43,7 +50,7 @@ void DmaEngine::stop() {
     if (!worker_.joinable()) return;
     quit_.store(true, std::memory_order_seq_cst);
     sleeping_.store(0, std::memory_order_seq_cst);
-    sleeping_.notify_one();
+    futex_wake_all(sleeping_);
     worker_.join();
     submitted_.reset();
     completed_.reset();
@@ -56,41 +63,43 @@ void DmaEngine::inject_fatal(uint32_t nth, doca_error_t status) {
 
 void DmaEngine::submit(doca_dma_task_memcpy *task) {
     submitted_->push(task);
-    // Pairs with the fence in sleep_until_work(): either the worker sees the task, or we see it
-    // asleep and wake it. The futex syscall happens only in the second case.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (sleeping_.load(std::memory_order_relaxed) != 0) {
         sleeping_.store(0, std::memory_order_relaxed);
-        sleeping_.notify_one();
+        futex_wake_all(sleeping_);
     }
 }
 
 doca_dma_task_memcpy *DmaEngine::poll() {
-    doca_dma_task_memcpy *task = nullptr;
-    return completed_ && completed_->pop(task) ? task : nullptr;
+    if (harvested_next_ == harvested_count_) {
+        if (!completed_) return nullptr;
+        harvested_count_ = completed_->pop(harvested_, kHarvest);
+        harvested_next_ = 0;
+        if (harvested_count_ == 0) return nullptr;
+    }
+    return harvested_[harvested_next_++];
 }
 
 void DmaEngine::run() {
+    doca_dma_task_memcpy *batch[kBatch];
     int idle = 0;
-    int unannounced = 0; // completions pushed since the progress engine was last told
     while (!quit_.load(std::memory_order_acquire)) {
-        doca_dma_task_memcpy *task = nullptr;
-        if (submitted_->pop(task)) {
-            execute(task);
-            idle = 0;
-            // Announce once per burst (or every kAnnounceEvery tasks), not once per task: the
-            // wake-up check costs a full memory fence.
-            if (++unannounced == kAnnounceEvery) {
-                owner_.engine_completed();
-                unannounced = 0;
+        // Take every queued task at once (one read of the ring's shared indices per batch). Small
+        // copies go back together after the batch; a large copy goes back as soon as it is done
+        // (with the small ones before it), so that the application reuses it while the rest of the
+        // batch runs. The progress engine is told once per batch (that check costs a fence).
+        size_t n = submitted_->pop(batch, kBatch);
+        if (n != 0) {
+            size_t returned = 0;
+            for (size_t i = 0; i < n; ++i) {
+                if (execute(batch[i]) >= kReturnAtOnceBytes) {
+                    completed_->push(batch + returned, i + 1 - returned);
+                    returned = i + 1;
+                }
             }
-            continue;
-        }
-        if (unannounced != 0) {
+            completed_->push(batch + returned, n - returned);
             owner_.engine_completed();
-            unannounced = 0;
-        }
-        if (++idle < kBusySpins) {
+            idle = 0;
+        } else if (++idle < kBusySpins) {
             cpu_relax();
         } else if (idle < kIdleSpins) {
             std::this_thread::yield();
@@ -102,28 +111,34 @@ void DmaEngine::run() {
 }
 
 void DmaEngine::sleep_until_work() {
-    sleeping_.store(1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (submitted_->read_available() == 0 && !quit_.load(std::memory_order_acquire)) sleeping_.wait(1);
+    sleeping_.store(1, std::memory_order_seq_cst);
+    // A submitter that pushed just now may have read sleeping_ as 0 before our store reached it
+    // (it uses no fence); its task is then in the ring but nobody woke us. The first sleep is
+    // short so that such a task waits at most kFirstSleepUs; afterwards our flag is long visible
+    // and every submitter wakes us, so we sleep until woken.
+    if (submitted_->read_available() == 0 && !quit_.load(std::memory_order_acquire))
+        futex_wait(sleeping_, 1, kFirstSleepUs);
+    if (submitted_->read_available() == 0 && !quit_.load(std::memory_order_acquire))
+        futex_wait(sleeping_, 1, kLongSleepUs);
     sleeping_.store(0, std::memory_order_relaxed);
 }
 
-void DmaEngine::execute(doca_dma_task_memcpy *task) {
-    if (flushing_.load(std::memory_order_acquire)) return finish(task, DOCA_ERROR_SHUTDOWN);
+size_t DmaEngine::execute(doca_dma_task_memcpy *task) {
+    if (flushing_.load(std::memory_order_acquire)) {
+        task->status = DOCA_ERROR_SHUTDOWN;
+        return 0;
+    }
     uint32_t countdown = fail_countdown_.load(std::memory_order_acquire);
     if (countdown != 0 && fail_countdown_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         // Injected fatal error: this task fails, everything after it is flushed, the ctx stops.
         flushing_.store(true, std::memory_order_release);
-        finish(task, fail_status_.load(std::memory_order_relaxed));
+        task->status = fail_status_.load(std::memory_order_relaxed);
         owner_.engine_failed_fatally();
-        return;
+        return 0;
     }
-    finish(task, run_memcpy(task->src, task->dst, bounce_));
-}
-
-void DmaEngine::finish(doca_dma_task_memcpy *task, doca_error_t status) {
-    task->status = status;
-    completed_->push(task);
+    size_t moved = 0;
+    task->status = run_memcpy(task->src, task->dst, bounce_, &moved);
+    return moved;
 }
 
 } // namespace skiff::core::dma

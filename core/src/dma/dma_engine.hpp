@@ -1,7 +1,9 @@
 // The emulated DMA engine of one DMA context: a worker thread, invisible to the application, fed
 // through a lock-free single-producer ring by the submitting thread and handing finished tasks back
 // through a second ring that only the progress engine's thread drains. Callbacks never run here.
-// When idle the worker spins briefly, then sleeps on a futex; submitters wake it only then.
+// When idle the worker spins briefly, then sleeps on a futex; submitters wake it only then, and
+// without a memory fence on their side: a wake-up lost to store reordering at the instant the worker
+// falls asleep is caught by the worker's first, short sleep (see sleep_until_work()).
 #pragma once
 
 #include <doca_error.h>
@@ -35,7 +37,9 @@ class DmaEngine {
     void submit(doca_dma_task_memcpy *task);
     // Progress engine thread: the next finished task, or nullptr.
     doca_dma_task_memcpy *poll();
-    bool has_completions() const { return completed_ && completed_->read_available() > 0; }
+    bool has_completions() const {
+        return harvested_next_ < harvested_count_ || (completed_ && completed_->read_available() > 0);
+    }
 
     // From now on every queued task completes with DOCA_ERROR_SHUTDOWN without running (stop).
     void flush() { flushing_.store(true, std::memory_order_release); }
@@ -46,13 +50,19 @@ class DmaEngine {
     using Ring = boost::lockfree::spsc_queue<doca_dma_task_memcpy *>;
 
     void run();
-    void execute(doca_dma_task_memcpy *task);
-    void finish(doca_dma_task_memcpy *task, doca_error_t status);
+    // Runs one task and sets its status; returns the bytes it moved.
+    size_t execute(doca_dma_task_memcpy *task);
     void sleep_until_work();
 
     doca_dma &owner_;
     std::unique_ptr<Ring> submitted_;
     std::unique_ptr<Ring> completed_;
+    // Completions taken from the ring in one go by poll() and handed out one per call: one read of
+    // the ring's shared indices per batch instead of per task.
+    static constexpr size_t kHarvest = 32;
+    doca_dma_task_memcpy *harvested_[kHarvest] = {};
+    size_t harvested_next_ = 0;
+    size_t harvested_count_ = 0;
     std::vector<uint8_t> bounce_;
     std::thread worker_;
     std::atomic<bool> quit_{false};

@@ -85,7 +85,8 @@ doca_error_t check_memcpy(const doca_buf *src, const doca_buf *dst, size_t *tota
     return DOCA_SUCCESS;
 }
 
-doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce) {
+doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce, size_t *moved) {
+    *moved = 0;
     size_t total = 0;
     if (doca_error_t r = check_memcpy(src, dst, &total); r != DOCA_SUCCESS) return r;
 
@@ -112,6 +113,7 @@ doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> b
         if (take > 0) doca_buf_set_data(b, e.data, e.data_len + take);
         left -= take;
     }
+    *moved = total;
     return DOCA_SUCCESS;
 }
 

@@ -21,8 +21,9 @@ namespace skiff::core::dma {
 //   DOCA_ERROR_NOT_PERMITTED  a destination element whose memory the engine may not write
 doca_error_t check_memcpy(const doca_buf *src, const doca_buf *dst, size_t *total);
 
-// Checks, then moves the bytes and grows the destination data lengths. On failure the
-// destination data lengths are unchanged. `bounce` serves copies between two imported mmaps.
-doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce);
+// Checks, then moves the bytes and grows the destination data lengths; *moved is the number of
+// bytes moved (0 on failure). On failure the destination data lengths are unchanged. `bounce`
+// serves copies between two imported mmaps.
+doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce, size_t *moved);
 
 } // namespace skiff::core::dma

@@ -203,7 +203,7 @@ bool doca_ctx::deliver_completion() {
     }
     if (!task) return false;
     task->in_flight = false;
-    inflight_.fetch_sub(1, std::memory_order_relaxed);
+    inflight_.store(inflight() - 1, std::memory_order_relaxed); // PE thread only: no locked RMW
     task->kind->deliver(task, user_data_);
     return true;
 }
@@ -253,7 +253,7 @@ doca_error_t doca_ctx::submit(doca_task *task, bool validate_first) {
     }
     task->status = DOCA_SUCCESS;
     task->in_flight = true;
-    inflight_.fetch_add(1, std::memory_order_relaxed);
+    inflight_.store(inflight() + 1, std::memory_order_relaxed); // PE thread only: no locked RMW
     execute(task);
     return DOCA_SUCCESS;
 }

@@ -99,6 +99,8 @@ struct doca_ctx {
     const char *type_name_;
     mutable std::mutex mu_; // control plane only: start, stop, state changes
     std::atomic<doca_ctx_states> state_{DOCA_CTX_STATE_IDLE};
+    // Changed only on the progress engine's thread (submit, delivery); atomic so that other threads
+    // may read it.
     std::atomic<size_t> inflight_{0};
     std::atomic<bool> transitions_pending_{false};
     std::atomic<bool> fatal_requested_{false};
