@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <thread>
@@ -105,7 +108,7 @@ TEST_F(Started, WaitMaskMustBeAnAlignedRunOfFFBytes) {
 TEST_F(Started, WaitIsStrictlyGreaterAfterMasking) {
     // 0x0102: low byte 0x02, second byte 0x01.
     ASSERT_EQ(doca_sync_event_update_set(event, 0x0102), DOCA_SUCCESS);
-    EXPECT_EQ(doca_sync_event_wait_gt(event, 0x01, 0xFF), DOCA_SUCCESS); // 0x02 > 0x01 returns at once
+    EXPECT_EQ(doca_sync_event_wait_gt(event, 0x01, 0xFF), DOCA_SUCCESS);     // 0x02 > 0x01 returns at once
     EXPECT_EQ(doca_sync_event_wait_gt(event, 0x00FF, 0xFF00), DOCA_SUCCESS); // 0x0100 > 0x00FF
 
     // 0x02 > 0x02 is false: the waiter must still be blocked until a writer moves the low byte.
@@ -179,6 +182,63 @@ TEST(SyncEvent, WaitTaskWithABadMaskIsRefusedAtAllocation) {
     EXPECT_EQ(doca_sync_event_task_wait_gt_get_wait_val(task), 1u);
     doca_task_free(doca_sync_event_task_wait_gt_as_doca_task(task));
     ASSERT_EQ(doca_ctx_stop(doca_sync_event_as_ctx(event)), DOCA_SUCCESS);
+    while (doca_pe_progress(pe)) {
+    }
+    EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_pe_destroy(pe), DOCA_SUCCESS);
+}
+
+TEST(SyncEvent, WaitTaskWakesAnEpollSleeperWhenAnotherThreadPublishes) {
+    doca_pe *pe = nullptr;
+    doca_sync_event *event = nullptr;
+    ASSERT_EQ(doca_pe_create(&pe), DOCA_SUCCESS);
+    ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
+    static int satisfied = 0;
+    satisfied = 0;
+    auto ok = [](doca_sync_event_task_wait_gt *t, doca_data, doca_data) {
+        ++satisfied;
+        doca_task_free(doca_sync_event_task_wait_gt_as_doca_task(t));
+    };
+    auto err = [](doca_sync_event_task_wait_gt *t, doca_data, doca_data) {
+        ADD_FAILURE() << "wait task failed";
+        doca_task_free(doca_sync_event_task_wait_gt_as_doca_task(t));
+    };
+    ASSERT_EQ(doca_sync_event_task_wait_gt_set_conf(event, ok, err, 1), DOCA_SUCCESS);
+    doca_ctx *ctx = doca_sync_event_as_ctx(event);
+    ASSERT_EQ(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
+    ASSERT_EQ(doca_ctx_start(ctx), DOCA_SUCCESS);
+    while (doca_pe_progress(pe)) {
+    }
+    doca_sync_event_task_wait_gt *task = nullptr;
+    ASSERT_EQ(doca_sync_event_task_wait_gt_alloc_init(event, 2, 0xFF, {}, &task), DOCA_SUCCESS);
+    ASSERT_EQ(doca_task_submit(doca_sync_event_task_wait_gt_as_doca_task(task)), DOCA_SUCCESS);
+
+    doca_notification_handle_t fd = -1;
+    ASSERT_EQ(doca_pe_get_notification_handle(pe, &fd), DOCA_SUCCESS);
+    int epfd = epoll_create1(0);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ASSERT_EQ(epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev), 0);
+    std::thread publisher([&] {
+        uint64_t fetched = 0;
+        for (int i = 0; i < 3; ++i) doca_sync_event_update_add(event, 1, &fetched); // 1, 2, 3
+    });
+    // Sleep on the fd until the counter passes 2; wake-ups before that are spurious and re-armed.
+    while (satisfied == 0) {
+        ASSERT_EQ(doca_pe_request_notification(pe), DOCA_SUCCESS);
+        epoll_event got{};
+        ASSERT_EQ(epoll_wait(epfd, &got, 1, 30000), 1) << "the publisher's update never woke the engine";
+        ASSERT_EQ(doca_pe_clear_notification(pe, fd), DOCA_SUCCESS);
+        while (doca_pe_progress(pe)) {
+        }
+    }
+    publisher.join();
+    uint64_t v = 0;
+    ASSERT_EQ(doca_sync_event_get(event, &v), DOCA_SUCCESS);
+    EXPECT_GT(v, 2u);
+    EXPECT_EQ(satisfied, 1);
+    close(epfd);
+    ASSERT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS);
     while (doca_pe_progress(pe)) {
     }
     EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
