@@ -101,3 +101,10 @@ TEST_F(BufArrayRules, SetParamsNeedsAnMmapWithARange) {
     EXPECT_EQ(doca_buf_arr_set_params(arr, mmap, 0, 0), DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(doca_mmap_destroy(no_range), DOCA_SUCCESS);
 }
+
+TEST(BufArrayHandles, Rule4_DoubleDestroyIsDetected) {
+    doca_buf_arr *arr = nullptr;
+    ASSERT_EQ(doca_buf_arr_create(1, &arr), DOCA_SUCCESS);
+    ASSERT_EQ(doca_buf_arr_destroy(arr), DOCA_SUCCESS);
+    EXPECT_EQ(doca_buf_arr_destroy(arr), DOCA_ERROR_INVALID_VALUE);
+}

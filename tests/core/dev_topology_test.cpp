@@ -10,7 +10,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <atomic>
 #include <set>
+#include <thread>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -273,4 +275,71 @@ TEST(DevTopology, TopologyCapsCanBeOverriddenPerDevice) {
     EXPECT_FALSE(skiff::core::dev_has_cap(p0, skiff::core::DevCap::dma_memcpy));
     EXPECT_EQ(doca_dev_close(p0), DOCA_SUCCESS);
     std::remove(path.c_str());
+}
+
+TEST(DevTopology, OpeningMoreDevicesThanTheLimitIsInitialization) {
+    ScopedEnv limit("SKIFF_MAX_OPEN_DEVICES", "1");
+    ScopedEnv side("SKIFF_SIDE", "dpu");
+    DevList l;
+    doca_dev *p0 = nullptr, *p1 = nullptr, *again = nullptr;
+    ASSERT_EQ(doca_dev_open(l.by_iface("p0"), &p0), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_open(l.by_iface("p1"), &p1), DOCA_ERROR_INITIALIZATION);
+    EXPECT_EQ(doca_dev_open(l.by_iface("p0"), &again), DOCA_SUCCESS); // re-opening is not a new device
+    EXPECT_EQ(doca_dev_close(again), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_close(p0), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_open(l.by_iface("p1"), &p1), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_close(p1), DOCA_SUCCESS);
+}
+
+TEST(DevTopology, ConcurrentOpensAndClosesShareOneHandle) {
+    ScopedEnv side("SKIFF_SIDE", "dpu");
+    DevList l;
+    doca_devinfo *info = l.by_iface("p0");
+    doca_dev *held = nullptr;
+    ASSERT_EQ(doca_dev_open(info, &held), DOCA_SUCCESS);
+    std::atomic<int> mismatches{0}, failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 2000; ++i) {
+                doca_dev *d = nullptr;
+                if (doca_dev_open(info, &d) != DOCA_SUCCESS) ++failures;
+                if (d != held) ++mismatches;
+                if (doca_dev_close(d) != DOCA_SUCCESS) ++failures;
+            }
+        });
+    for (auto &th : threads) th.join();
+    EXPECT_EQ(mismatches.load(), 0);
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(doca_dev_close(held), DOCA_SUCCESS);
+}
+
+TEST(DevTopology, TopologyFileCarriesMacAndIpv4) {
+    std::string path = write_temp(
+        R"({"host":[{"name":"pf0","pci":"0b:00.0","iface":"eth7","mac":"02:11:22:33:44:55","ipv4":"192.168.100.2"}],
+            "side":"host"})");
+    ScopedEnv topo("SKIFF_TOPOLOGY", path);
+    ScopedEnv side("SKIFF_SIDE", "host");
+    DevList l;
+    ASSERT_EQ(l.status, DOCA_SUCCESS);
+    ASSERT_EQ(l.n, 1u);
+    uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE];
+    ASSERT_EQ(doca_devinfo_get_mac_addr(l.list[0], mac, sizeof(mac)), DOCA_SUCCESS);
+    EXPECT_EQ(mac[5], 0x55);
+    uint8_t ip[DOCA_DEVINFO_IPV4_ADDR_SIZE];
+    ASSERT_EQ(doca_devinfo_get_ipv4_addr(l.list[0], ip, sizeof(ip)), DOCA_SUCCESS);
+    EXPECT_EQ(ip[0], 192);
+    EXPECT_EQ(ip[3], 2);
+    std::ofstream(path) << R"({"host":[{"name":"pf0","pci":"0b:00.0","ipv4":"300.1.1.1"}]})";
+    DevList bad;
+    EXPECT_EQ(bad.status, DOCA_ERROR_INVALID_VALUE);
+    std::remove(path.c_str());
+}
+
+TEST(DevTopology, DefaultFunctionsHaveNoIpv4) {
+    ScopedEnv side("SKIFF_SIDE", "host");
+    DevList l;
+    uint8_t ip[DOCA_DEVINFO_IPV4_ADDR_SIZE];
+    EXPECT_EQ(doca_devinfo_get_ipv4_addr(l.list[0], ip, sizeof(ip)), DOCA_ERROR_NOT_FOUND);
+    EXPECT_EQ(doca_devinfo_get_ipv4_addr(l.list[0], ip, 2), DOCA_ERROR_INVALID_VALUE);
 }

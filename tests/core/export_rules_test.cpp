@@ -2,12 +2,16 @@
 // exports, the DPU PF p0 imports.
 #include <doca_mmap.h>
 
+#include "../../core/src/mem/export_blob.hpp"
 #include "../../core/src/mem/mem_access.hpp"
 #include "mmap_fixture.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -158,4 +162,48 @@ TEST_F(ExportRules, SameDeviceExportedTwiceHandsOutTheSameDescriptor) {
     ASSERT_EQ(doca_mmap_export_pci(mmap, pf0, &again, &again_len), DOCA_SUCCESS);
     EXPECT_EQ(again, desc);
     EXPECT_EQ(again_len, desc_len);
+}
+
+namespace {
+
+size_t thread_count() {
+    size_t n = 0;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc/self/task")) {
+        (void)entry;
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_F(ExportRules, Rule3_ExportAndImportCreateNoThreads) {
+    size_t before = thread_count();
+    start_exportable(pf0);
+    ASSERT_EQ(doca_mmap_export_pci(mmap, pf0, &desc, &desc_len), DOCA_SUCCESS);
+    doca_mmap *imp = nullptr;
+    ASSERT_EQ(doca_mmap_create_from_export(nullptr, desc, desc_len, p0, &imp), DOCA_SUCCESS);
+    uint8_t b = 0;
+    ASSERT_EQ(skiff::core::mmap_read(imp, memory.data(), &b, 1), DOCA_SUCCESS);
+    EXPECT_EQ(thread_count(), before);
+    EXPECT_EQ(doca_mmap_destroy(imp), DOCA_SUCCESS);
+}
+
+TEST_F(ExportRules, Rule17_StaleDescriptorWhoseFdNowNamesAnotherFileIsNotConnected) {
+    start_exportable(pf0);
+    ASSERT_EQ(doca_mmap_export_pci(mmap, pf0, &desc, &desc_len), DOCA_SUCCESS);
+    std::vector<uint8_t> stale(static_cast<const uint8_t *>(desc),
+                               static_cast<const uint8_t *>(desc) + desc_len);
+    auto decoded = skiff::core::mem::decode_pci_export(stale.data(), stale.size());
+    ASSERT_TRUE(decoded.ok());
+    ASSERT_EQ(doca_mmap_stop(mmap), DOCA_SUCCESS); // closes the segment; its fd number is free again
+    // The exporter reuses the number for an unrelated, empty file.
+    FILE *tmp = std::tmpfile();
+    ASSERT_NE(tmp, nullptr);
+    ASSERT_EQ(dup2(fileno(tmp), decoded->segment_fd), decoded->segment_fd);
+    doca_mmap *imp = nullptr;
+    EXPECT_EQ(doca_mmap_create_from_export(nullptr, stale.data(), stale.size(), p0, &imp),
+              DOCA_ERROR_NOT_CONNECTED);
+    close(decoded->segment_fd);
+    std::fclose(tmp);
 }

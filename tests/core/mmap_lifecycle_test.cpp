@@ -216,3 +216,21 @@ TEST_F(MmapLifecycle, DmabufMemrangeIsNotSupported) {
     EXPECT_EQ(doca_mmap_set_dmabuf_memrange(mmap, 3, memory.data(), 0, memory.size()),
               DOCA_ERROR_NOT_SUPPORTED);
 }
+
+TEST(MmapHandles, Rule4_DoubleDestroyIsDetected) {
+    doca_mmap *m = nullptr;
+    ASSERT_EQ(doca_mmap_create(&m), DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_destroy(m), DOCA_ERROR_INVALID_VALUE);
+    doca_buf_inventory *inv = nullptr;
+    ASSERT_EQ(doca_buf_inventory_create(1, &inv), DOCA_SUCCESS);
+    ASSERT_EQ(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+    EXPECT_EQ(doca_buf_inventory_destroy(inv), DOCA_ERROR_INVALID_VALUE);
+}
+
+TEST(MmapHandles, Rule4_DoubleCloseOfADeviceIsDetected) {
+    doca_dev *p0 = skiff::test::open_dpu_p0();
+    ASSERT_NE(p0, nullptr);
+    ASSERT_EQ(doca_dev_close(p0), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_close(p0), DOCA_ERROR_INVALID_VALUE);
+}

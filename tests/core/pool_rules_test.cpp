@@ -144,3 +144,10 @@ TEST_F(PoolRules, Rule27_StopOrDestroyWithOutstandingBufsIsInUse) {
     EXPECT_EQ(d.u64, 3u);
     EXPECT_EQ(doca_buf_pool_destroy(pool), DOCA_SUCCESS);
 }
+
+TEST_F(PoolRules, Rule4_DoubleDestroyIsDetected) {
+    doca_buf_pool *pool = nullptr;
+    ASSERT_EQ(doca_buf_pool_create(1, 8, mmap, &pool), DOCA_SUCCESS);
+    ASSERT_EQ(doca_buf_pool_destroy(pool), DOCA_SUCCESS);
+    EXPECT_EQ(doca_buf_pool_destroy(pool), DOCA_ERROR_INVALID_VALUE);
+}

@@ -6,6 +6,8 @@
 
 #include <skiff/core/log.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <new>
 
 namespace skiff::core::dev {
@@ -13,6 +15,16 @@ namespace skiff::core::dev {
 Registry &registry() {
     static Registry r;
     return r;
+}
+
+uint32_t max_open_devices() {
+    // The emulator's limit (DOCA does not publish one); SKIFF_MAX_OPEN_DEVICES overrides it.
+    constexpr uint32_t default_limit = 64;
+    const char *env = std::getenv("SKIFF_MAX_OPEN_DEVICES");
+    if (env == nullptr || *env == '\0') return default_limit;
+    char *end = nullptr;
+    unsigned long v = std::strtoul(env, &end, 10);
+    return (*end == '\0' && v > 0 && v < UINT32_MAX) ? static_cast<uint32_t>(v) : default_limit;
 }
 
 void dev_hold(doca_dev *dev) {
@@ -37,6 +49,12 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev) 
         *dev = it->second;
         return DOCA_SUCCESS;
     }
+    if (uint32_t limit = skiff::core::dev::max_open_devices(); reg.devs.size() >= limit) {
+        skiff::log::get("dev")->error(
+            "cannot open device {}: {} devices are open, the maximum (SKIFF_MAX_OPEN_DEVICES)",
+            devinfo->desc.name, limit);
+        return DOCA_ERROR_INITIALIZATION;
+    }
     auto *d = new (std::nothrow) doca_dev{};
     if (d == nullptr) return DOCA_ERROR_NO_MEMORY;
     d->info = *devinfo; // the device keeps its own snapshot: the list may be destroyed
@@ -51,6 +69,14 @@ doca_error_t doca_dev_close(struct doca_dev *dev) {
     if (dev == nullptr) return DOCA_ERROR_INVALID_VALUE;
     auto &reg = skiff::core::dev::registry();
     std::lock_guard lock(reg.mutex);
+    // Checked without touching *dev: a device closed for the last time is freed.
+    bool open = std::any_of(reg.devs.begin(), reg.devs.end(),
+                            [dev](const auto &entry) { return entry.second == dev; });
+    if (!open) {
+        skiff::log::get("dev")->error("doca_dev_close: {} is not an open device (closed already?)",
+                                      static_cast<void *>(dev));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
     if (dev->open_count > 1) {
         --dev->open_count;
         return DOCA_SUCCESS;

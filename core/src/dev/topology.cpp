@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -72,6 +74,23 @@ std::optional<DevCap> parse_cap(std::string_view s) {
     if (s == "rdma") return DevCap::rdma;
     if (s == "dpa") return DevCap::dpa;
     return std::nullopt;
+}
+
+std::optional<std::array<uint8_t, 6>> parse_mac(const std::string &text) {
+    std::array<unsigned, 6> v{};
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                    &tail) != 6)
+        return std::nullopt;
+    std::array<uint8_t, 6> out{};
+    for (size_t i = 0; i < 6; ++i) out[i] = static_cast<uint8_t>(v[i]);
+    return out;
+}
+
+std::optional<std::array<uint8_t, 4>> parse_ipv4(const std::string &text) {
+    std::array<uint8_t, 4> out{};
+    if (inet_pton(AF_INET, text.c_str(), out.data()) != 1) return std::nullopt;
+    return out;
 }
 
 Error bad(const std::string &origin, const std::string &what) {
@@ -145,6 +164,17 @@ Result<DeviceDesc> parse_device(const json &j, Side side, size_t index, const st
     }
     DeviceDesc d = make_device(side, name, pci, type, j.value("iface", name), caps);
     d.vuid = j.value("vuid", d.vuid);
+    if (j.contains("mac")) {
+        auto mac = j["mac"].is_string() ? parse_mac(j["mac"].get<std::string>()) : std::nullopt;
+        if (!mac)
+            return bad(origin, where + " has mac " + j["mac"].dump() + "; expected \"aa:bb:cc:dd:ee:ff\"");
+        d.mac = mac;
+    }
+    if (j.contains("ipv4")) {
+        auto ip = j["ipv4"].is_string() ? parse_ipv4(j["ipv4"].get<std::string>()) : std::nullopt;
+        if (!ip) return bad(origin, where + " has ipv4 " + j["ipv4"].dump() + "; expected \"a.b.c.d\"");
+        d.ipv4 = ip;
+    }
     if (j.contains("representors")) {
         if (side == Side::host) return bad(origin, where + ": only DPU-side devices have representors");
         auto reps = parse_reps(j["representors"], where, origin);

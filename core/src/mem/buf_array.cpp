@@ -2,6 +2,7 @@
 #include <doca_buf_array.h>
 
 #include "mem/buf_array.hpp"
+#include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 
 #include <skiff/core/log.hpp>
@@ -26,6 +27,7 @@ doca_error_t doca_buf_arr_create(size_t num_elem, struct doca_buf_arr **buf_arr)
     auto *arr = new (std::nothrow) doca_buf_arr{};
     if (arr == nullptr) return DOCA_ERROR_NO_MEMORY;
     arr->num_elem = num_elem;
+    skiff::core::mem::live_handles().add(arr);
     *buf_arr = arr;
     return DOCA_SUCCESS;
 }
@@ -111,6 +113,8 @@ doca_error_t doca_buf_arr_stop(struct doca_buf_arr *buf_arr) {
 
 doca_error_t doca_buf_arr_destroy(struct doca_buf_arr *buf_arr) {
     if (buf_arr == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = skiff::core::mem::check_live(buf_arr, "doca_buf_arr_destroy"); r != DOCA_SUCCESS) return r;
+    skiff::core::mem::live_handles().remove(buf_arr);
     delete buf_arr;
     return DOCA_SUCCESS;
 }

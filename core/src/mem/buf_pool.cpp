@@ -2,6 +2,7 @@
 #include <doca_buf_pool.h>
 
 #include "mem/descriptor_pool.hpp"
+#include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 
 #include <skiff/core/log.hpp>
@@ -54,16 +55,19 @@ doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size, cons
         delete pool;
         return DOCA_ERROR_NO_MEMORY;
     }
+    skiff::core::mem::live_handles().add(pool);
     *buf_pool = pool;
     return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_pool_destroy(struct doca_buf_pool *buf_pool) {
     if (buf_pool == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = skiff::core::mem::check_live(buf_pool, "doca_buf_pool_destroy"); r != DOCA_SUCCESS) return r;
     if (uint32_t n = buf_pool->descriptors.num_taken(); n != 0) {
         logger()->error("doca_buf_pool_destroy: {} buf(s) are still outstanding; release them first", n);
         return DOCA_ERROR_IN_USE;
     }
+    skiff::core::mem::live_handles().remove(buf_pool);
     delete buf_pool;
     return DOCA_SUCCESS;
 }

@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace skiff::core::mem {
@@ -57,11 +58,21 @@ ExportSegment::~ExportSegment() {
 
 Result<std::unique_ptr<SegmentView>> SegmentView::attach(pid_t exporter, int fd, uint64_t token) {
     std::string path = "/proc/" + std::to_string(exporter) + "/fd/" + std::to_string(fd);
-    int local = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // After a stop the fd number may name another file of the exporter: only a regular file of
+    // the segment's size can be ours (mapping a shorter one would fault, opening a FIFO would block).
+    int local = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (local < 0)
         return make_error(DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(exporter) +
                                                         ") or its export is gone: cannot open " + path +
                                                         ": " + errno_text());
+    struct stat st {};
+    if (fstat(local, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) < segment_size) {
+        close(local);
+        return make_error(DOCA_ERROR_NOT_CONNECTED,
+                          "the export named by the descriptor no longer exists in pid " +
+                              std::to_string(exporter) + " (" + path +
+                              " is not its segment: stale descriptor)");
+    }
     void *p = ::mmap(nullptr, segment_size, PROT_READ, MAP_SHARED, local, 0);
     close(local); // the mapping keeps the segment alive
     if (p == MAP_FAILED)

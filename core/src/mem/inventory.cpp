@@ -2,6 +2,7 @@
 #include <doca_buf_inventory.h>
 
 #include "mem/descriptor_pool.hpp"
+#include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 
 #include <skiff/core/log.hpp>
@@ -38,16 +39,20 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
         delete inv;
         return DOCA_ERROR_NO_MEMORY;
     }
+    skiff::core::mem::live_handles().add(inv);
     *buf_inventory = inv;
     return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory) {
     if (inventory == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = skiff::core::mem::check_live(inventory, "doca_buf_inventory_destroy"); r != DOCA_SUCCESS)
+        return r;
     if (uint32_t n = inventory->descriptors.num_taken(); n != 0) {
         logger()->error("doca_buf_inventory_destroy: {} buf(s) are still outstanding; release them first", n);
         return DOCA_ERROR_IN_USE;
     }
+    skiff::core::mem::live_handles().remove(inventory);
     delete inventory;
     return DOCA_SUCCESS;
 }

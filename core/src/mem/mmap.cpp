@@ -3,6 +3,7 @@
 #include <doca_mmap.h>
 
 #include "dev/device.hpp"
+#include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 
 #include <skiff/core/log.hpp>
@@ -58,6 +59,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap) {
     if (mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;
     auto *m = new (std::nothrow) doca_mmap{};
     if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
+    skiff::core::mem::live_handles().add(m);
     *mmap = m;
     return DOCA_SUCCESS;
 }
@@ -100,6 +102,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap) {
 
 doca_error_t doca_mmap_destroy(struct doca_mmap *mmap) {
     if (mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = skiff::core::mem::check_live(mmap, "doca_mmap_destroy"); r != DOCA_SUCCESS) return r;
     if (uint32_t n = mmap->num_bufs.load(std::memory_order_relaxed); n != 0) {
         logger()->error("doca_mmap_destroy: {} doca_buf(s) still point into the mmap; release them first", n);
         return DOCA_ERROR_NOT_PERMITTED;
@@ -108,6 +111,7 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap) {
     mmap->import.reset();
     for (doca_dev *dev : mmap->devs) skiff::core::dev::dev_release(dev);
     if (mmap->free_cb_armed) mmap->free_cb(mmap->addr, mmap->len, mmap->free_cb_opaque);
+    skiff::core::mem::live_handles().remove(mmap);
     delete mmap;
     return DOCA_SUCCESS;
 }

@@ -9,6 +9,7 @@
 
 #include "dev/device.hpp"
 #include "mem/export_blob.hpp"
+#include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 
 #include <skiff/core/log.hpp>
@@ -179,6 +180,7 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
     m->devs.push_back(dev);
     dev::dev_hold(dev);
     m->import = std::move(link);
+    mem::live_handles().add(m);
     logger()->debug("imported [{:#x}, +{}) of pid {} ({}) through {}", d.addr, d.len, d.exporter_pid,
                     d.exporter_name, desc.name);
     *mmap = m;
