@@ -26,25 +26,23 @@ namespace {
 
 constexpr size_t kMaxSize = 1 << 20;
 constexpr uint32_t kDepth = 8;      // tasks kept in flight by the throughput benchmarks
-constexpr uint32_t kMaxTasks = 256; // task pool of every rig
+constexpr uint32_t kMaxTasks = 256; // deepest pipeline of the overhead benchmark
 
-// A running DMA context over 2 * kDepth slots: slot i copies src[i] into dst[i]. Every completion
-// empties the destination and resubmits the task while `resubmit` is set.
+// A running DMA context with `slots` tasks' worth of buffers: task i copies src[i] into dst[i].
+// Every completion empties the destination and resubmits the task while `resubmit` is set.
 class DmaRig {
   public:
-    explicit DmaRig(size_t slot_size, size_t data_len = SIZE_MAX)
-        : slot_(slot_size), memory_(2 * kDepth * slot_size) {
-        const size_t src_data = src_data_ = data_len == SIZE_MAX ? slot_size : data_len;
+    DmaRig(size_t slot_size, uint32_t slots)
+        : slot_(slot_size), slots_(slots), memory_(2 * slots * slot_size), src_(slots), dst_(slots) {
         std::memset(memory_.data(), 0x3c, memory_.size());
         ok_ = open_device() && doca_mmap_create(&mmap_) == DOCA_SUCCESS &&
               doca_mmap_set_memrange(mmap_, memory_.data(), memory_.size()) == DOCA_SUCCESS &&
               doca_mmap_add_dev(mmap_, dev_) == DOCA_SUCCESS && doca_mmap_start(mmap_) == DOCA_SUCCESS &&
-              doca_buf_inventory_create(2 * kDepth, &inv_) == DOCA_SUCCESS &&
+              doca_buf_inventory_create(2 * slots_, &inv_) == DOCA_SUCCESS &&
               doca_buf_inventory_start(inv_) == DOCA_SUCCESS && doca_pe_create(&pe_) == DOCA_SUCCESS &&
               doca_dma_create(dev_, &dma_) == DOCA_SUCCESS && configure() && start();
-        for (uint32_t i = 0; ok_ && i < kDepth; ++i) {
-            ok_ = doca_buf_inventory_buf_get_by_args(inv_, mmap_, src(i), slot_, src(i), src_data,
-                                                     &src_[i]) == DOCA_SUCCESS &&
+        for (uint32_t i = 0; ok_ && i < slots_; ++i) {
+            ok_ = doca_buf_inventory_buf_get_by_data(inv_, mmap_, src(i), slot_, &src_[i]) == DOCA_SUCCESS &&
                   doca_buf_inventory_buf_get_by_addr(inv_, mmap_, dst(i), slot_, &dst_[i]) == DOCA_SUCCESS;
         }
     }
@@ -57,7 +55,7 @@ class DmaRig {
             while (doca_pe_progress(pe_)) {
             }
         }
-        for (uint32_t i = 0; i < kDepth; ++i) {
+        for (uint32_t i = 0; i < slots_; ++i) {
             if (src_[i]) doca_buf_dec_refcount(src_[i], nullptr);
             if (dst_[i]) doca_buf_dec_refcount(dst_[i], nullptr);
         }
@@ -70,16 +68,15 @@ class DmaRig {
 
     bool ok() const { return ok_; }
     uint8_t *src(uint32_t i) { return memory_.data() + i * slot_; }
-    uint8_t *dst(uint32_t i) { return memory_.data() + (kDepth + i) * slot_; }
+    uint8_t *dst(uint32_t i) { return memory_.data() + (slots_ + i) * slot_; }
 
-    // Starts `depth` tasks (slots 0 .. depth-1).
-    // Starts `depth` tasks; task i uses slot i % kDepth (deeper than kDepth only for empty copies).
-    void launch(uint32_t depth) {
-        for (uint32_t i = 0; i < depth; ++i) {
+    // Starts one task per slot.
+    void launch() {
+        for (uint32_t i = 0; i < slots_; ++i) {
             doca_dma_task_memcpy *task = nullptr;
             doca_data ud{};
             ud.u64 = i;
-            doca_dma_task_memcpy_alloc_init(dma_, src_[i % kDepth], dst_[i % kDepth], ud, &task);
+            doca_dma_task_memcpy_alloc_init(dma_, src_[i], dst_[i], ud, &task);
             tasks_.push_back(task);
             doca_task_submit(doca_dma_task_memcpy_as_task(task));
         }
@@ -118,7 +115,7 @@ class DmaRig {
         auto *rig = static_cast<DmaRig *>(ctx_ud.ptr);
         ++rig->completed;
         if (!rig->resubmit) return;
-        if (rig->src_data_ != 0) doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
+        doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
         doca_task_submit(doca_dma_task_memcpy_as_task(task));
     }
     bool open_device() {
@@ -134,7 +131,7 @@ class DmaRig {
         doca_data ud{};
         ud.ptr = this;
         return doca_ctx_set_user_data(doca_dma_as_ctx(dma_), ud) == DOCA_SUCCESS &&
-               doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, kMaxTasks) == DOCA_SUCCESS &&
+               doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, slots_) == DOCA_SUCCESS &&
                doca_pe_connect_ctx(pe_, doca_dma_as_ctx(dma_)) == DOCA_SUCCESS;
     }
     bool start() {
@@ -150,7 +147,7 @@ class DmaRig {
     }
 
     size_t slot_;
-    size_t src_data_ = 0;
+    uint32_t slots_;
     std::vector<uint8_t> memory_;
     bool ok_ = false;
     doca_dev *dev_ = nullptr;
@@ -158,8 +155,8 @@ class DmaRig {
     doca_buf_inventory *inv_ = nullptr;
     doca_pe *pe_ = nullptr;
     doca_dma *dma_ = nullptr;
-    doca_buf *src_[kDepth] = {};
-    doca_buf *dst_[kDepth] = {};
+    std::vector<doca_buf *> src_;
+    std::vector<doca_buf *> dst_;
     std::vector<doca_dma_task_memcpy *> tasks_;
 };
 
@@ -178,9 +175,9 @@ void BM_Memcpy(benchmark::State &state) {
 // Throughput: kDepth copies in flight, one completion per iteration.
 void BM_DmaMemcpy(benchmark::State &state) {
     const size_t size = static_cast<size_t>(state.range(0));
-    DmaRig rig(size);
+    DmaRig rig(size, kDepth);
     if (!rig.ok()) return state.SkipWithError("DMA setup failed");
-    rig.launch(kDepth);
+    rig.launch();
     for (auto _ : state) rig.complete_one();
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
 }
@@ -188,20 +185,20 @@ void BM_DmaMemcpy(benchmark::State &state) {
 // The same in notification mode: the application thread sleeps in poll() between completions.
 void BM_DmaMemcpyNotified(benchmark::State &state) {
     const size_t size = static_cast<size_t>(state.range(0));
-    DmaRig rig(size);
+    DmaRig rig(size, kDepth);
     if (!rig.ok()) return state.SkipWithError("DMA setup failed");
-    rig.launch(kDepth);
+    rig.launch();
     for (auto _ : state) rig.complete_one_notified();
     state.SetBytesProcessed(static_cast<int64_t>(rig.completed * size));
 }
 
-// Cost per task of submit + engine + progress + callback, for an empty (0-byte) copy, with the
-// given number of tasks in flight: 1 is a round trip through the worker thread, more pipelines.
+// Cost per task of submit + engine + progress + callback, for an 8-byte copy, with the given number
+// of tasks in flight: 1 is a round trip through the worker thread, more pipelines.
 void BM_TaskOverhead(benchmark::State &state) {
     const auto depth = static_cast<uint32_t>(state.range(0));
-    DmaRig rig(64, /*data_len=*/0);
+    DmaRig rig(8, depth);
     if (!rig.ok()) return state.SkipWithError("DMA setup failed");
-    rig.launch(depth);
+    rig.launch();
     for (auto _ : state) rig.complete_one();
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }

@@ -166,6 +166,7 @@ TEST_F(DmaCrossProcess, ReadOnlyExportRefusesEngineWrites) {
     wait_for(1);
     EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_PERMITTED);
     EXPECT_EQ(ex.bytes(0, 1)[0], exporter_pattern(0));
+    expect_stopped_by_failure_then_restart();
     drop_bufs();
     EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
 }
@@ -180,6 +181,7 @@ TEST_F(DmaCrossProcess, RevokedExportFailsTheTaskAsNotConnected) {
     wait_for(1);
     EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_CONNECTED);
     EXPECT_EQ(data_len(dst), 0u);
+    expect_stopped_by_failure_then_restart();
     drop_bufs();
     EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
 }

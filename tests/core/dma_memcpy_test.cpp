@@ -70,6 +70,41 @@ TEST_F(DmaMemcpy, TooSmallTailroomFailsInTheErrorCallbackAndTrySubmitRefusesIt) 
     wait_for(1);
     EXPECT_EQ(done[0].status, DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(data_len(dst), 1u) << "a failed task leaves the destination as it was";
+    expect_stopped_by_failure_then_restart();
+}
+
+TEST_F(DmaMemcpy, AnEmptySourceIsRefusedLikeTheHardwareDoes) {
+    doca_buf *src = buf(0, 4096, 0);
+    doca_buf *dst = buf(65536, 4096, 0);
+    doca_dma_task_memcpy *task = nullptr;
+    ASSERT_EQ(doca_dma_task_memcpy_alloc_init(dma, src, dst, {}, &task), DOCA_SUCCESS);
+    EXPECT_EQ(doca_task_try_submit(doca_dma_task_memcpy_as_task(task)), DOCA_ERROR_INVALID_VALUE);
+    ASSERT_EQ(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_SUCCESS);
+    wait_for(1);
+    EXPECT_EQ(done[0].status, DOCA_ERROR_INVALID_VALUE);
+    expect_stopped_by_failure_then_restart();
+}
+
+TEST_F(DmaMemcpy, AFailedTaskFlushesTheTasksBehindItAndStopsTheCtx) {
+    // Like NVIDIA's pe_task_error sample: the third of ten tasks has no source data.
+    for (uint32_t i = 0; i < 10; ++i) {
+        doca_buf *src = buf(i * 1024, 1024, i == 2 ? 0 : 1024);
+        submit(src, buf(500000 + i * 1024, 1024, 0), i);
+    }
+    wait_for(10);
+    size_t failed = 0;
+    for (const auto &d : done) {
+        doca_error_t expected = d.user_data < 2    ? DOCA_SUCCESS             // ran before the failure
+                                : d.user_data == 2 ? DOCA_ERROR_INVALID_VALUE // the bad task
+                                                   : DOCA_ERROR_SHUTDOWN;     // flushed behind it
+        EXPECT_EQ(d.status, expected) << "task " << d.user_data;
+        failed += d.status != DOCA_SUCCESS;
+    }
+    EXPECT_EQ(failed, 8u);
+    expect_stopped_by_failure_then_restart();
+    submit(buf(100000, 64, 64), buf(200000, 64, 0));
+    wait_for(11);
+    EXPECT_EQ(done.back().status, DOCA_SUCCESS);
 }
 
 TEST_F(DmaMemcpy, GathersASourceListAndScattersIntoADestinationList) {
@@ -112,6 +147,7 @@ TEST_F(DmaMemcpy, ListsLongerThanTheAdvertisedMaximumAreRefused) {
     wait_for(1);
     EXPECT_EQ(done[0].status, DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(data_len(dst), 0u);
+    expect_stopped_by_failure_then_restart();
 }
 
 TEST_F(DmaMemcpy, WritingIntoAReadOnlyMmapIsNotPermitted) {
@@ -133,6 +169,7 @@ TEST_F(DmaMemcpy, WritingIntoAReadOnlyMmapIsNotPermitted) {
     EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_PERMITTED);
     EXPECT_EQ(ro_memory, std::vector<uint8_t>(4096, 0x5a));
     EXPECT_EQ(data_len(dst), 0u);
+    expect_stopped_by_failure_then_restart();
 
     // Reading from it is fine.
     doca_buf *ro_src = nullptr;

@@ -122,6 +122,18 @@ class DmaFixture : public ::testing::Test {
         ASSERT_EQ(done.size(), count);
     }
 
+    // A failed task stops the engine like a hardware completion error: the ctx goes RUNNING ->
+    // STOPPING -> IDLE. Checks that, then starts the ctx again.
+    void expect_stopped_by_failure_then_restart() {
+        ASSERT_TRUE(progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE));
+        ASSERT_GE(states.changes.size(), 2u);
+        EXPECT_EQ(states.changes[states.changes.size() - 2],
+                  std::make_pair(DOCA_CTX_STATE_RUNNING, DOCA_CTX_STATE_STOPPING));
+        EXPECT_EQ(states.changes.back(), std::make_pair(DOCA_CTX_STATE_STOPPING, DOCA_CTX_STATE_IDLE));
+        ASSERT_EQ(doca_ctx_start(ctx), DOCA_SUCCESS);
+        progress_all(pe);
+    }
+
     std::vector<uint8_t> memory = std::vector<uint8_t>(kSize);
     std::vector<doca_buf *> bufs;
     doca_dev *dev = nullptr;

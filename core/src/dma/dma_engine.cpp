@@ -130,15 +130,26 @@ size_t DmaEngine::execute(doca_dma_task_memcpy *task) {
     }
     uint32_t countdown = fail_countdown_.load(std::memory_order_acquire);
     if (countdown != 0 && fail_countdown_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        // Injected fatal error: this task fails, everything after it is flushed, the ctx stops.
-        flushing_.store(true, std::memory_order_release);
-        task->status = fail_status_.load(std::memory_order_relaxed);
-        owner_.engine_failed_fatally();
+        fail(task, fail_status_.load(std::memory_order_relaxed)); // injected
         return 0;
     }
     size_t moved = 0;
-    task->status = run_memcpy(task->src, task->dst, bounce_, &moved);
+    doca_error_t status = run_memcpy(task->src, task->dst, bounce_, &moved);
+    if (status != DOCA_SUCCESS) {
+        fail(task, status);
+        return 0;
+    }
+    task->status = DOCA_SUCCESS;
     return moved;
+}
+
+// Like the hardware, whose queue goes to an error state on a failed completion: the task fails,
+// every task after it is flushed and the ctx stops (a new start recovers). doca_task_try_submit
+// catches bad tasks before they get here.
+void DmaEngine::fail(doca_dma_task_memcpy *task, doca_error_t status) {
+    flushing_.store(true, std::memory_order_release);
+    task->status = status;
+    owner_.engine_failed_fatally();
 }
 
 } // namespace skiff::core::dma

@@ -43,7 +43,8 @@ class DmaEngine {
 
     // From now on every queued task completes with DOCA_ERROR_SHUTDOWN without running (stop).
     void flush() { flushing_.store(true, std::memory_order_release); }
-    // The nth task executed from now fails with `status` and the ctx stops (0 cancels).
+    // The nth task executed from now fails with `status` and the ctx stops, exactly like a task that
+    // fails on its own (0 cancels).
     void inject_fatal(uint32_t nth, doca_error_t status);
 
   private:
@@ -52,6 +53,8 @@ class DmaEngine {
     void run();
     // Runs one task and sets its status; returns the bytes it moved.
     size_t execute(doca_dma_task_memcpy *task);
+    // A failed task is fatal to the engine: flush the rest and stop the ctx.
+    void fail(doca_dma_task_memcpy *task, doca_error_t status);
     void sleep_until_work();
 
     doca_dma &owner_;

@@ -72,7 +72,7 @@ doca_error_t check_memcpy(const doca_buf *src, const doca_buf *dst, size_t *tota
         if (++n > kMaxBufListLen) return DOCA_ERROR_INVALID_VALUE;
         bytes += element(b).data_len;
     }
-    if (bytes > kMaxBufSize) return DOCA_ERROR_INVALID_VALUE;
+    if (bytes == 0 || bytes > kMaxBufSize) return DOCA_ERROR_INVALID_VALUE; // hardware rejects 0 bytes
     uint64_t room = 0;
     n = 0;
     for (const doca_buf *b = dst; b; b = next_of(b)) {

@@ -16,8 +16,9 @@ struct doca_buf;
 namespace skiff::core::dma {
 
 // Checks a memcpy before any byte moves; sets *total to the number of bytes it will move.
-//   DOCA_ERROR_INVALID_VALUE  a NULL buf, a list longer than kMaxBufListLen, more than kMaxBufSize
-//                             bytes, or a destination tailroom smaller than the source data
+//   DOCA_ERROR_INVALID_VALUE  a NULL buf, a list longer than kMaxBufListLen, no source data or more
+//                             than kMaxBufSize bytes, or a destination tailroom smaller than the
+//                             source data
 //   DOCA_ERROR_NOT_PERMITTED  a destination element whose memory the engine may not write
 doca_error_t check_memcpy(const doca_buf *src, const doca_buf *dst, size_t *total);
 
