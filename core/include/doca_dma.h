@@ -5,6 +5,12 @@
  * appends the bytes into the tailroom of the destination (element after element for a list) and
  * grows the destination's data length. Either side may live in an mmap imported from another
  * process; the engine then reaches the exporter's memory.
+ *
+ * As on the hardware, a task that fails on the engine (error callback with DOCA_ERROR_INVALID_VALUE
+ * for bad geometry or an empty source, DOCA_ERROR_NOT_PERMITTED for a destination the engine may not
+ * write, DOCA_ERROR_NOT_CONNECTED for a revoked export) moves the context to STOPPING: the tasks
+ * behind it complete with DOCA_ERROR_SHUTDOWN and the context becomes IDLE once all tasks are freed;
+ * doca_ctx_start recovers. doca_task_try_submit refuses such tasks up front (INVALID_VALUE).
  */
 #ifndef DOCA_DMA_H_
 #define DOCA_DMA_H_
