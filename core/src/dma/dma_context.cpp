@@ -41,11 +41,10 @@ doca_error_t doca_dma::on_start() {
 
 doca_error_t doca_dma::validate(const doca_task *task) const {
     auto *t = static_cast<const doca_dma_task_memcpy *>(task);
-    size_t total = 0;
-    doca_error_t r = skiff::core::dma::check_memcpy(t->src, t->dst, &total);
-    if (r != DOCA_SUCCESS)
-        logger().debug("dma memcpy task refused by try_submit: {}", doca_error_get_descr(r));
-    return r;
+    skiff::core::dma::MemcpyResult checked = skiff::core::dma::check_memcpy(t->src, t->dst);
+    if (checked.status != DOCA_SUCCESS)
+        logger().error("dma memcpy task refused by try_submit: {}", checked.why);
+    return checked.status;
 }
 
 // ---- doca_dma.h

@@ -25,6 +25,11 @@ constexpr size_t kReturnAtOnceBytes = 4096;
 // Most tasks the worker takes from the ring at once.
 constexpr size_t kBatch = 32;
 
+spdlog::logger &logger() {
+    static auto log = skiff::log::get("dma");
+    return *log;
+}
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -133,14 +138,16 @@ size_t DmaEngine::execute(doca_dma_task_memcpy *task) {
         fail(task, fail_status_.load(std::memory_order_relaxed)); // injected
         return 0;
     }
-    size_t moved = 0;
-    doca_error_t status = run_memcpy(task->src, task->dst, bounce_, &moved);
-    if (status != DOCA_SUCCESS) {
-        fail(task, status);
+    MemcpyResult result = run_memcpy(task->src, task->dst, bounce_);
+    if (result.status != DOCA_SUCCESS) {
+        logger().warn("dma memcpy task failed ({}): {}; the tasks behind it are flushed and the ctx stops "
+                      "(start it again to recover; doca_task_try_submit refuses such tasks up front)",
+                      doca_error_get_name(result.status), result.why);
+        fail(task, result.status);
         return 0;
     }
     task->status = DOCA_SUCCESS;
-    return moved;
+    return result.bytes;
 }
 
 // Like the hardware, whose queue goes to an error state on a failed completion: the task fails,

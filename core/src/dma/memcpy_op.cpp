@@ -64,31 +64,38 @@ doca_error_t move_bytes(doca_mmap *src_mmap, const uint8_t *src, doca_mmap *dst_
 
 } // namespace
 
-doca_error_t check_memcpy(const doca_buf *src, const doca_buf *dst, size_t *total) {
-    if (!src || !dst) return DOCA_ERROR_INVALID_VALUE;
+MemcpyResult check_memcpy(const doca_buf *src, const doca_buf *dst) {
+    if (!src || !dst) return {DOCA_ERROR_INVALID_VALUE, "the source or the destination buf is NULL"};
     uint64_t bytes = 0;
     uint32_t n = 0;
     for (const doca_buf *b = src; b; b = next_of(b)) {
-        if (++n > kMaxBufListLen) return DOCA_ERROR_INVALID_VALUE;
+        if (++n > kMaxBufListLen)
+            return {DOCA_ERROR_INVALID_VALUE, "the source list is longer than 16 elements"};
         bytes += element(b).data_len;
     }
-    if (bytes == 0 || bytes > kMaxBufSize) return DOCA_ERROR_INVALID_VALUE; // hardware rejects 0 bytes
+    if (bytes == 0)
+        return {DOCA_ERROR_INVALID_VALUE, "the source holds no data (the hardware rejects 0 bytes)"};
+    if (bytes > kMaxBufSize) return {DOCA_ERROR_INVALID_VALUE, "the source holds more than 2 GiB"};
     uint64_t room = 0;
     n = 0;
     for (const doca_buf *b = dst; b; b = next_of(b)) {
-        if (++n > kMaxBufListLen) return DOCA_ERROR_INVALID_VALUE;
-        if (!mmap_engine_writable(buf_mmap(b))) return DOCA_ERROR_NOT_PERMITTED;
+        if (++n > kMaxBufListLen)
+            return {DOCA_ERROR_INVALID_VALUE, "the destination list is longer than 16 elements"};
+        if (!mmap_engine_writable(buf_mmap(b)))
+            return {DOCA_ERROR_NOT_PERMITTED,
+                    "the destination mmap does not let the engine write (LOCAL_READ_WRITE, or PCI_READ_WRITE "
+                    "for an import)"};
         room += element(b).tailroom;
     }
-    if (room < bytes) return DOCA_ERROR_INVALID_VALUE;
-    *total = static_cast<size_t>(bytes);
-    return DOCA_SUCCESS;
+    if (room < bytes)
+        return {DOCA_ERROR_INVALID_VALUE, "the destination tailroom is smaller than the source data"};
+    return {DOCA_SUCCESS, "", static_cast<size_t>(bytes)};
 }
 
-doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce, size_t *moved) {
-    *moved = 0;
-    size_t total = 0;
-    if (doca_error_t r = check_memcpy(src, dst, &total); r != DOCA_SUCCESS) return r;
+MemcpyResult run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce) {
+    MemcpyResult checked = check_memcpy(src, dst);
+    if (checked.status != DOCA_SUCCESS) return checked;
+    const size_t total = checked.bytes;
 
     // Walk both lists with a cursor each; every step copies the largest piece both sides allow.
     Element s = element(src), d = element(dst);
@@ -99,7 +106,9 @@ doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> b
         size_t n = std::min({left, s.data_len - s_off, d.tailroom - d_off});
         doca_error_t r = move_bytes(buf_mmap(s.buf), s.data + s_off, buf_mmap(d.buf),
                                     d.data + d.data_len + d_off, n, bounce);
-        if (r != DOCA_SUCCESS) return r;
+        if (r != DOCA_SUCCESS)
+            return {r, r == DOCA_ERROR_NOT_CONNECTED ? "the exporter revoked the memory or is gone"
+                                                     : "the memory could not be reached through its mmap"};
         s_off += n;
         d_off += n;
         left -= n;
@@ -113,8 +122,7 @@ doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> b
         if (take > 0) doca_buf_set_data(b, e.data, e.data_len + take);
         left -= take;
     }
-    *moved = total;
-    return DOCA_SUCCESS;
+    return {DOCA_SUCCESS, "", total};
 }
 
 } // namespace skiff::core::dma

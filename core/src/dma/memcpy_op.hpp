@@ -15,16 +15,24 @@ struct doca_buf;
 
 namespace skiff::core::dma {
 
-// Checks a memcpy before any byte moves; sets *total to the number of bytes it will move.
+// The outcome of checking or running a memcpy: a status, why it failed (a static string), and the
+// number of bytes it moves / moved.
+struct MemcpyResult {
+    doca_error_t status = DOCA_SUCCESS;
+    const char *why = "";
+    size_t bytes = 0;
+};
+
+// Checks a memcpy before any byte moves.
 //   DOCA_ERROR_INVALID_VALUE  a NULL buf, a list longer than kMaxBufListLen, no source data or more
 //                             than kMaxBufSize bytes, or a destination tailroom smaller than the
 //                             source data
 //   DOCA_ERROR_NOT_PERMITTED  a destination element whose memory the engine may not write
-doca_error_t check_memcpy(const doca_buf *src, const doca_buf *dst, size_t *total);
+MemcpyResult check_memcpy(const doca_buf *src, const doca_buf *dst);
 
-// Checks, then moves the bytes and grows the destination data lengths; *moved is the number of
-// bytes moved (0 on failure). On failure the destination data lengths are unchanged. `bounce`
-// serves copies between two imported mmaps.
-doca_error_t run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce, size_t *moved);
+// Checks, then moves the bytes and grows the destination data lengths. On failure the destination
+// data lengths are unchanged (NOT_CONNECTED: an exporter vanished mid-copy). `bounce` serves
+// copies between two imported mmaps.
+MemcpyResult run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce);
 
 } // namespace skiff::core::dma
