@@ -119,6 +119,21 @@ struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy 
 doca_error_t skiff_dma_set_completion_order_seed(struct doca_dma *dma, uint64_t seed);
 
 /**
+ * Debug check of the in-flight rule: the digest of every task's source data is taken at submit and
+ * compared when the engine runs the task; a difference fails the task with DOCA_ERROR_UNEXPECTED
+ * (and, like any failure, stops the ctx). Without it the engine copies the source as it is at
+ * execution time. The environment variable SKIFF_DMA_CHECK_INFLIGHT=1 turns it on for every new
+ * DMA context. IDLE only (DOCA_ERROR_BAD_STATE otherwise).
+ */
+doca_error_t skiff_dma_set_inflight_check(struct doca_dma *dma, int enabled);
+
+/**
+ * Test control: while held (held != 0) the engine runs no task; submitted tasks wait in its queue
+ * and run once released. Any state.
+ */
+doca_error_t skiff_dma_hold_engine(struct doca_dma *dma, int held);
+
+/**
  * Makes the nth memcpy task executed from now on (1 = the next one) fail with status, as a fatal
  * engine error: its error callback carries status, the ctx moves to STOPPING, every other in-flight
  * task is flushed and the ctx becomes IDLE once all tasks are freed. A later start works normally.

@@ -22,6 +22,12 @@ uint64_t seed_from_environment() {
     return text && *text ? std::strtoull(text, nullptr, 0) : 0;
 }
 
+// SKIFF_DMA_CHECK_INFLIGHT=1: every new DMA context checks that sources do not change in flight.
+bool inflight_check_from_environment() {
+    const char *text = std::getenv("SKIFF_DMA_CHECK_INFLIGHT");
+    return text && *text && *text != '0';
+}
+
 } // namespace
 
 doca_dma::doca_dma(doca_dev *dev) : doca_ctx("dma"), dev_(dev) {
@@ -30,6 +36,7 @@ doca_dma::doca_dma(doca_dev *dev) : doca_ctx("dma"), dev_(dev) {
         set_completion_order_seed(seed);
         logger().info("dma ctx: completions delivered out of order (seed {})", seed);
     }
+    if (inflight_check_from_environment()) engine_.set_inflight_check(true);
 }
 
 doca_dma::~doca_dma() = default;
@@ -45,6 +52,12 @@ doca_error_t doca_dma::validate(const doca_task *task) const {
     if (checked.status != DOCA_SUCCESS)
         logger().error("dma memcpy task refused by try_submit: {}", checked.why);
     return checked.status;
+}
+
+void doca_dma::execute(doca_task *task) {
+    auto *t = static_cast<doca_dma_task_memcpy *>(task);
+    if (engine_.checks_inflight_sources()) t->source_digest = skiff::core::dma::source_digest(t->src);
+    engine_.submit(t);
 }
 
 // ---- doca_dma.h
@@ -160,6 +173,19 @@ doca_buf *doca_dma_task_memcpy_get_dst(const doca_dma_task_memcpy *task) {
 doca_error_t skiff_dma_set_completion_order_seed(doca_dma *dma, uint64_t seed) {
     if (!dma) return DOCA_ERROR_INVALID_VALUE;
     return dma->set_completion_order_seed(seed);
+}
+
+doca_error_t skiff_dma_set_inflight_check(doca_dma *dma, int enabled) {
+    if (!dma) return DOCA_ERROR_INVALID_VALUE;
+    if (dma->state() != DOCA_CTX_STATE_IDLE) return DOCA_ERROR_BAD_STATE;
+    dma->engine().set_inflight_check(enabled != 0);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t skiff_dma_hold_engine(doca_dma *dma, int held) {
+    if (!dma) return DOCA_ERROR_INVALID_VALUE;
+    dma->engine().hold(held != 0);
+    return DOCA_SUCCESS;
 }
 
 doca_error_t skiff_dma_inject_fatal_error(doca_dma *dma, uint32_t nth, doca_error_t status) {

@@ -11,6 +11,7 @@
 struct doca_dma_task_memcpy : doca_task {
     const doca_buf *src = nullptr;
     doca_buf *dst = nullptr;
+    uint64_t source_digest = 0; // at submit, when the in-flight check is on
 };
 
 struct doca_dma final : doca_ctx {
@@ -31,7 +32,7 @@ struct doca_dma final : doca_ctx {
     void on_stop_requested() override { engine_.flush(); }
     void on_stopped() override { engine_.stop(); }
     doca_error_t validate(const doca_task *task) const override;
-    void execute(doca_task *task) override { engine_.submit(static_cast<doca_dma_task_memcpy *>(task)); }
+    void execute(doca_task *task) override;
     doca_task *poll_completion() override { return engine_.poll(); }
     bool completions_pending() const override { return engine_.has_completions(); }
 

@@ -92,7 +92,9 @@ void DmaEngine::run() {
         // copies go back together after the batch; a large copy goes back as soon as it is done
         // (with the small ones before it), so that the application reuses it while the rest of the
         // batch runs. The progress engine is told once per batch (that check costs a fence).
-        size_t n = submitted_->pop(batch, kBatch);
+        // A held engine runs nothing, unless it is flushing (a stop must always complete).
+        bool held = held_.load(std::memory_order_acquire) && !flushing_.load(std::memory_order_acquire);
+        size_t n = held ? 0 : submitted_->pop(batch, kBatch);
         if (n != 0) {
             size_t returned = 0;
             for (size_t i = 0; i < n; ++i) {
@@ -136,6 +138,12 @@ size_t DmaEngine::execute(doca_dma_task_memcpy *task) {
     uint32_t countdown = fail_countdown_.load(std::memory_order_acquire);
     if (countdown != 0 && fail_countdown_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         fail(task, fail_status_.load(std::memory_order_relaxed)); // injected
+        return 0;
+    }
+    if (check_inflight_ && source_digest(task->src) != task->source_digest) {
+        logger().error("dma memcpy task failed: its source changed while the task was in flight "
+                       "(the application must not touch a submitted task's buffers)");
+        fail(task, DOCA_ERROR_UNEXPECTED);
         return 0;
     }
     MemcpyResult result = run_memcpy(task->src, task->dst, bounce_);

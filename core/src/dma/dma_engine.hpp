@@ -43,6 +43,12 @@ class DmaEngine {
 
     // From now on every queued task completes with DOCA_ERROR_SHUTDOWN without running (stop).
     void flush() { flushing_.store(true, std::memory_order_release); }
+    // Debug: compare each task's source digest at execution with the one taken at submit.
+    void set_inflight_check(bool on) { check_inflight_ = on; }
+    bool checks_inflight_sources() const { return check_inflight_; }
+    // Test control: while held the worker runs nothing; submitted tasks stay queued.
+    void hold(bool held) { held_.store(held, std::memory_order_release); }
+
     // The nth task executed from now fails with `status` and the ctx stops, exactly like a task that
     // fails on its own (0 cancels).
     void inject_fatal(uint32_t nth, doca_error_t status);
@@ -70,6 +76,8 @@ class DmaEngine {
     std::thread worker_;
     std::atomic<bool> quit_{false};
     std::atomic<bool> flushing_{false};
+    std::atomic<bool> held_{false};
+    bool check_inflight_ = false; // set while IDLE only
     std::atomic<uint32_t> sleeping_{0};
     std::atomic<uint32_t> fail_countdown_{0};
     std::atomic<doca_error_t> fail_status_{DOCA_ERROR_IO_FAILED};

@@ -125,4 +125,26 @@ MemcpyResult run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> b
     return {DOCA_SUCCESS, "", total};
 }
 
+uint64_t source_digest(const doca_buf *src) {
+    uint64_t h = 14695981039346656037ull;
+    auto mix = [&h](const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    };
+    for (const doca_buf *b = src; b; b = next_of(b)) {
+        Element e = element(b);
+        doca_mmap *m = buf_mmap(b);
+        if (const void *cpu = mmap_cpu_ptr(m, e.data, e.data_len)) {
+            mix(static_cast<const uint8_t *>(cpu), e.data_len);
+            continue;
+        }
+        uint8_t chunk[512];
+        for (size_t off = 0; off < e.data_len; off += sizeof(chunk)) {
+            size_t n = std::min(sizeof(chunk), e.data_len - off);
+            if (mmap_read(m, e.data + off, chunk, n) != DOCA_SUCCESS) return 0;
+            mix(chunk, n);
+        }
+    }
+    return h;
+}
+
 } // namespace skiff::core::dma

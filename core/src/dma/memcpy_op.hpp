@@ -35,4 +35,8 @@ MemcpyResult check_memcpy(const doca_buf *src, const doca_buf *dst);
 // copies between two imported mmaps.
 MemcpyResult run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce);
 
+// A 64-bit digest (FNV-1a) of the source data (every element of a list), for the debug check that
+// nobody modifies the source of a task in flight. Reads imported memory in stack-sized chunks.
+uint64_t source_digest(const doca_buf *src);
+
 } // namespace skiff::core::dma
