@@ -28,22 +28,23 @@ struct doca_dpa;
 
 /** The four states of a context. */
 enum doca_ctx_states {
-	/** Created or fully stopped: configurable; no tasks can be allocated or submitted. */
-	DOCA_CTX_STATE_IDLE = 0,
-	/** Asynchronous start in progress: no tasks yet. */
-	DOCA_CTX_STATE_STARTING = 1,
-	/** The only state in which tasks are allocated and submitted; configuration is frozen. */
-	DOCA_CTX_STATE_RUNNING = 2,
-	/** Stop requested: in-flight tasks are flushed through their error callbacks during progress;
-	 *  the ctx becomes IDLE once every task has been freed. */
-	DOCA_CTX_STATE_STOPPING = 3,
+    /** Created or fully stopped: configurable; no tasks can be allocated or submitted. */
+    DOCA_CTX_STATE_IDLE = 0,
+    /** Asynchronous start in progress: no tasks yet. */
+    DOCA_CTX_STATE_STARTING = 1,
+    /** The only state in which tasks are allocated and submitted; configuration is frozen. */
+    DOCA_CTX_STATE_RUNNING = 2,
+    /** Stop requested: in-flight tasks are flushed through their error callbacks during progress;
+     *  the ctx becomes IDLE once every task has been freed. */
+    DOCA_CTX_STATE_STOPPING = 3,
 };
 
 /**
  * Called on every state change, from inside doca_pe_progress(); the ctx is already in next_state.
  */
 typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_data, struct doca_ctx *ctx,
-						  enum doca_ctx_states prev_state, enum doca_ctx_states next_state);
+                                                  enum doca_ctx_states prev_state,
+                                                  enum doca_ctx_states next_state);
 
 /**
  * Freezes the configuration and starts the ctx.

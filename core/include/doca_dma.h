@@ -36,7 +36,8 @@ struct doca_dma_task_memcpy;
 
 /** Completion and error callback of memcpy tasks (see doca_task_completion_cb_t). */
 typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task,
-						     union doca_data task_user_data, union doca_data ctx_user_data);
+                                                     union doca_data task_user_data,
+                                                     union doca_data ctx_user_data);
 
 /** A DMA context. */
 struct doca_dma;
@@ -67,11 +68,12 @@ doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_
 /** The longest buf list (source or destination) a memcpy task accepts; 1 means no lists. */
 DOCA_STABLE
 doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
-							   uint32_t *max_buf_list_len);
+                                                           uint32_t *max_buf_list_len);
 
 /** The largest number of bytes one memcpy task moves. */
 DOCA_STABLE
-doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size);
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo,
+                                                       uint64_t *buf_size);
 
 /**
  * Enables memcpy tasks: callbacks and the size of the task pool (allocated at start). IDLE only.
@@ -79,8 +81,10 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo
  * DOCA_ERROR_BAD_STATE (ctx not IDLE).
  */
 DOCA_STABLE
-doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_memcpy_completion_cb_t task_completion_cb,
-					   doca_dma_task_memcpy_completion_cb_t task_error_cb, uint32_t num_memcpy_tasks);
+doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
+                                           doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+                                           doca_dma_task_memcpy_completion_cb_t task_error_cb,
+                                           uint32_t num_memcpy_tasks);
 
 /**
  * Takes a task from the pool (RUNNING only) and initialises it.
@@ -88,8 +92,9 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_m
  * DOCA_ERROR_NO_MEMORY (all num_memcpy_tasks tasks are allocated).
  */
 DOCA_STABLE
-doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src, struct doca_buf *dst,
-					     union doca_data user_data, struct doca_dma_task_memcpy **task);
+doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src,
+                                             struct doca_buf *dst, union doca_data user_data,
+                                             struct doca_dma_task_memcpy **task);
 
 DOCA_STABLE
 struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task);

@@ -30,9 +30,10 @@ struct doca_task;
  * re-submit it, free it or keep it. Calling doca_pe_progress() from a callback is rejected.
  */
 typedef void (*doca_task_completion_cb_t)(struct doca_task *task, union doca_data task_user_data,
-					  union doca_data ctx_user_data);
+                                          union doca_data ctx_user_data);
 
-/** @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL pe), DOCA_ERROR_NO_MEMORY, DOCA_ERROR_OPERATING_SYSTEM. */
+/** @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL pe), DOCA_ERROR_NO_MEMORY,
+ * DOCA_ERROR_OPERATING_SYSTEM. */
 DOCA_STABLE
 doca_error_t doca_pe_create(struct doca_pe **pe);
 

@@ -31,16 +31,17 @@ struct doca_sync_event_task_notify_add;
 struct doca_sync_event_task_wait_gt;
 
 typedef void (*doca_sync_event_task_get_completion_cb_t)(struct doca_sync_event_task_get *task,
-							 union doca_data task_user_data, union doca_data ctx_user_data);
+                                                         union doca_data task_user_data,
+                                                         union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_notify_set_completion_cb_t)(struct doca_sync_event_task_notify_set *task,
-								union doca_data task_user_data,
-								union doca_data ctx_user_data);
+                                                                union doca_data task_user_data,
+                                                                union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync_event_task_notify_add *task,
-								union doca_data task_user_data,
-								union doca_data ctx_user_data);
+                                                                union doca_data task_user_data,
+                                                                union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_wait_gt_completion_cb_t)(struct doca_sync_event_task_wait_gt *task,
-							     union doca_data task_user_data,
-							     union doca_data ctx_user_data);
+                                                             union doca_data task_user_data,
+                                                             union doca_data ctx_user_data);
 
 /** Creates a CPU sync event with value 0. */
 DOCA_EXPERIMENTAL
@@ -120,11 +121,13 @@ doca_error_t doca_sync_event_wait_gt_yield(struct doca_sync_event *event, uint64
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_get_set_conf(struct doca_sync_event *event,
-					       doca_sync_event_task_get_completion_cb_t completion_cb,
-					       doca_sync_event_task_get_completion_cb_t error_cb, uint32_t num_tasks);
+                                               doca_sync_event_task_get_completion_cb_t completion_cb,
+                                               doca_sync_event_task_get_completion_cb_t error_cb,
+                                               uint32_t num_tasks);
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event, uint64_t *ret_val_ptr,
-						 union doca_data user_data, struct doca_sync_event_task_get **task);
+                                                 union doca_data user_data,
+                                                 struct doca_sync_event_task_get **task);
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_get_as_doca_task(struct doca_sync_event_task_get *task);
 DOCA_EXPERIMENTAL
@@ -133,51 +136,54 @@ DOCA_EXPERIMENTAL
 uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_sync_event_task_notify_set_set_conf(struct doca_sync_event *event,
-						      doca_sync_event_task_notify_set_completion_cb_t completion_cb,
-						      doca_sync_event_task_notify_set_completion_cb_t error_cb,
-						      uint32_t num_tasks);
+doca_error_t doca_sync_event_task_notify_set_set_conf(
+    struct doca_sync_event *event, doca_sync_event_task_notify_set_completion_cb_t completion_cb,
+    doca_sync_event_task_notify_set_completion_cb_t error_cb, uint32_t num_tasks);
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
-							union doca_data user_data,
-							struct doca_sync_event_task_notify_set **task);
+                                                        union doca_data user_data,
+                                                        struct doca_sync_event_task_notify_set **task);
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_notify_set_as_doca_task(struct doca_sync_event_task_notify_set *task);
 DOCA_EXPERIMENTAL
-void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task, uint64_t set_val);
+void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task,
+                                                 uint64_t set_val);
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_sync_event_task_notify_add_set_conf(struct doca_sync_event *event,
-						      doca_sync_event_task_notify_add_completion_cb_t completion_cb,
-						      doca_sync_event_task_notify_add_completion_cb_t error_cb,
-						      uint32_t num_tasks);
+doca_error_t doca_sync_event_task_notify_add_set_conf(
+    struct doca_sync_event *event, doca_sync_event_task_notify_add_completion_cb_t completion_cb,
+    doca_sync_event_task_notify_add_completion_cb_t error_cb, uint32_t num_tasks);
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
-							uint64_t *fetched_val_ptr, union doca_data user_data,
-							struct doca_sync_event_task_notify_add **task);
+                                                        uint64_t *fetched_val_ptr, union doca_data user_data,
+                                                        struct doca_sync_event_task_notify_add **task);
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_notify_add_as_doca_task(struct doca_sync_event_task_notify_add *task);
 DOCA_EXPERIMENTAL
-void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task, uint64_t inc_val);
+void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task,
+                                                 uint64_t inc_val);
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task);
 DOCA_EXPERIMENTAL
 void doca_sync_event_task_notify_add_set_fetched_val_ptr(struct doca_sync_event_task_notify_add *task,
-							 uint64_t *fetched_val_ptr);
+                                                         uint64_t *fetched_val_ptr);
 DOCA_EXPERIMENTAL
-uint64_t *doca_sync_event_task_notify_add_get_fetched_val_ptr(const struct doca_sync_event_task_notify_add *task);
+uint64_t *
+doca_sync_event_task_notify_add_get_fetched_val_ptr(const struct doca_sync_event_task_notify_add *task);
 
 /** wait_gt tasks complete (inside progress) once (counter & mask) > wait_val. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_task_wait_gt_set_conf(struct doca_sync_event *event,
-						   doca_sync_event_task_wait_gt_completion_cb_t completion_cb,
-						   doca_sync_event_task_wait_gt_completion_cb_t error_cb, uint32_t num_tasks);
+                                                   doca_sync_event_task_wait_gt_completion_cb_t completion_cb,
+                                                   doca_sync_event_task_wait_gt_completion_cb_t error_cb,
+                                                   uint32_t num_tasks);
 /** @return also DOCA_ERROR_INVALID_VALUE for a mask that doca_sync_event_wait_gt refuses. */
 DOCA_EXPERIMENTAL
-doca_error_t doca_sync_event_task_wait_gt_alloc_init(struct doca_sync_event *event, uint64_t wait_val, uint64_t mask,
-						     union doca_data user_data, struct doca_sync_event_task_wait_gt **task);
+doca_error_t doca_sync_event_task_wait_gt_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
+                                                     uint64_t mask, union doca_data user_data,
+                                                     struct doca_sync_event_task_wait_gt **task);
 DOCA_EXPERIMENTAL
 struct doca_task *doca_sync_event_task_wait_gt_as_doca_task(struct doca_sync_event_task_wait_gt *task);
 DOCA_EXPERIMENTAL
