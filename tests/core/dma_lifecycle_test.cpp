@@ -161,6 +161,26 @@ TEST_F(DmaLifecycle, NotificationModeWakesEpollWhenCopiesComplete) {
     close(epfd);
 }
 
+TEST_F(DmaLifecycle, AnUnarmedEngineNeverMakesItsHandleReadable) {
+    doca_notification_handle_t fd = -1;
+    ASSERT_EQ(doca_pe_get_notification_handle(pe, &fd), DOCA_SUCCESS);
+    int epfd = epoll_create1(EPOLL_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ASSERT_EQ(epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev), 0);
+    submit_copies(32, 1024); // polling mode: never armed
+    wait_for(32);
+    ASSERT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS); // joins the engine: it has announced everything
+    progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE);
+    epoll_event got{};
+    EXPECT_EQ(epoll_wait(epfd, &got, 1, 0), 0) << "no wake-up without request_notification";
+    // Armed with nothing pending: still quiet.
+    ASSERT_EQ(doca_pe_request_notification(pe), DOCA_SUCCESS);
+    EXPECT_EQ(epoll_wait(epfd, &got, 1, 0), 0);
+    ASSERT_EQ(doca_pe_clear_notification(pe, fd), DOCA_SUCCESS);
+    close(epfd);
+}
+
 TEST_F(DmaShuffled, SeededModeDeliversAReproduciblePermutationThatIsNotFifo) {
     const uint32_t n = 64;
     submit_copies(n, 256);
