@@ -20,6 +20,7 @@ extern "C" {
 #endif
 
 struct doca_dev;
+struct doca_devinfo;
 struct doca_dpa;
 struct doca_gpu;
 
@@ -42,6 +43,19 @@ typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync
 typedef void (*doca_sync_event_task_wait_gt_completion_cb_t)(struct doca_sync_event_task_wait_gt *task,
                                                              union doca_data task_user_data,
                                                              union doca_data ctx_user_data);
+
+/**
+ * Whether a device supports the sync event tasks (every skiff device does: the tasks run on the CPU).
+ * @return DOCA_SUCCESS, or DOCA_ERROR_INVALID_VALUE for a NULL devinfo.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_get_is_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_notify_set_is_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_wait_gt_is_supported(const struct doca_devinfo *devinfo);
 
 /** Creates a CPU sync event with value 0. */
 DOCA_EXPERIMENTAL

@@ -1,6 +1,9 @@
 // Sync event (spec 5.8 item 49): 64-bit counter with atomic set/add, wait_gt (strictly greater)
 // honouring the mask, publishers/subscribers before start, start vs as_ctx exclusive, a CPU waiter
 // that sleeps and is woken by an update from another thread.
+#include "mmap_fixture.hpp"
+
+#include <doca_dev.h>
 #include <doca_pe.h>
 #include <doca_sync_event.h>
 
@@ -243,4 +246,25 @@ TEST(SyncEvent, WaitTaskWakesAnEpollSleeperWhenAnotherThreadPublishes) {
     }
     EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
     EXPECT_EQ(doca_pe_destroy(pe), DOCA_SUCCESS);
+}
+
+TEST(SyncEvent, EveryDeviceSupportsTheTasks) {
+    doca_dev *dev = skiff::test::open_dpu_p0();
+    ASSERT_NE(dev, nullptr);
+    doca_devinfo *info = doca_dev_as_devinfo(dev);
+    EXPECT_EQ(doca_sync_event_cap_task_get_is_supported(info), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_cap_task_notify_set_is_supported(info), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_cap_task_notify_add_is_supported(info), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_cap_task_wait_gt_is_supported(info), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_cap_task_wait_gt_is_supported(nullptr), DOCA_ERROR_INVALID_VALUE);
+
+    // A CPU location takes a real device.
+    doca_sync_event *event = nullptr;
+    ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_add_publisher_location_cpu(event, dev), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_add_subscriber_location_cpu(event, dev), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_start(event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_stop(event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
 }

@@ -246,7 +246,12 @@ doca_error_t doca_ctx::submit(doca_task *task, bool validate_first) {
                        task->kind->name());
         return DOCA_ERROR_BAD_STATE;
     }
-    if (state() != DOCA_CTX_STATE_RUNNING) return DOCA_ERROR_BAD_STATE;
+    if (state() != DOCA_CTX_STATE_RUNNING) {
+        // Normal while stopping (callbacks resubmitting flushed tasks): debug level only.
+        logger().debug("{} ctx: submit refused while {} (RUNNING only); the task stays with the caller",
+                       type_name_, state_name(state()));
+        return DOCA_ERROR_BAD_STATE;
+    }
     if (validate_first) {
         doca_error_t err = validate(task);
         if (err != DOCA_SUCCESS) return DOCA_ERROR_INVALID_VALUE;

@@ -110,6 +110,23 @@ doca_error_t alloc(doca_sync_event *event, Kind &kind, doca_data user_data, T **
 
 extern "C" {
 
+// The tasks run on the CPU inside progress, so every device supports them.
+doca_error_t doca_sync_event_cap_task_get_is_supported(const doca_devinfo *devinfo) {
+    return devinfo ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t doca_sync_event_cap_task_notify_set_is_supported(const doca_devinfo *devinfo) {
+    return devinfo ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const doca_devinfo *devinfo) {
+    return devinfo ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t doca_sync_event_cap_task_wait_gt_is_supported(const doca_devinfo *devinfo) {
+    return devinfo ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
 doca_error_t doca_sync_event_task_get_set_conf(doca_sync_event *event,
                                                doca_sync_event_task_get_completion_cb_t ok,
                                                doca_sync_event_task_get_completion_cb_t err,
