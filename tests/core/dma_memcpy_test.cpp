@@ -184,6 +184,28 @@ TEST_F(DmaMemcpy, WritingIntoAReadOnlyMmapIsNotPermitted) {
     EXPECT_EQ(doca_mmap_destroy(ro), DOCA_SUCCESS);
 }
 
+TEST_F(DmaMemcpy, AKeptTaskIsRetargetedWithItsSetters) {
+    keep_tasks = true;
+    doca_buf *a = buf(0, 128, 128), *b = buf(1000, 128, 0), *c = buf(2000, 64, 64), *d = buf(3000, 64, 0);
+    doca_dma_task_memcpy *task = submit(a, b);
+    EXPECT_EQ(doca_dma_task_memcpy_get_src(task), a);
+    EXPECT_EQ(doca_dma_task_memcpy_get_dst(task), b);
+    wait_for(1);
+    doca_dma_task_memcpy_set_src(task, c);
+    doca_dma_task_memcpy_set_dst(task, d);
+    EXPECT_EQ(doca_dma_task_memcpy_get_src(task), c);
+    EXPECT_EQ(doca_dma_task_memcpy_get_dst(task), d);
+    ASSERT_EQ(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_SUCCESS);
+    wait_for(2);
+    EXPECT_EQ(done[1].task, task);
+    EXPECT_EQ(done[1].status, DOCA_SUCCESS);
+    EXPECT_EQ(data_len(d), 64u);
+    EXPECT_EQ(std::memcmp(memory.data() + 3000, memory.data() + 2000, 64), 0);
+    doca_task_free(doca_dma_task_memcpy_as_task(task));
+    done.clear();
+    keep_tasks = false;
+}
+
 TEST_F(DmaMemcpy, CapabilitiesAreAdvertised) {
     doca_devinfo *info = doca_dev_as_devinfo(dev);
     EXPECT_EQ(doca_dma_cap_task_memcpy_is_supported(info), DOCA_SUCCESS);
