@@ -184,3 +184,29 @@ TEST_F(WaitFixture, RestartAfterStopWorks) {
     EXPECT_EQ(doca_pe_progress(pe), 1);
     EXPECT_EQ(done.ok, (std::vector<doca_error_t>{DOCA_SUCCESS}));
 }
+
+TEST(ExecObjects, DoubleDestroyIsDetected) {
+    doca_pe *pe = nullptr;
+    ASSERT_EQ(doca_pe_create(&pe), DOCA_SUCCESS);
+    ASSERT_EQ(doca_pe_destroy(pe), DOCA_SUCCESS);
+    EXPECT_EQ(doca_pe_destroy(pe), DOCA_ERROR_INVALID_VALUE);
+
+    doca_sync_event *event = nullptr;
+    ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
+    ASSERT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_destroy(event), DOCA_ERROR_INVALID_VALUE);
+}
+
+TEST(ExecObjects, RefusedDestroyKeepsTheObjectAlive) {
+    doca_pe *pe = nullptr;
+    doca_sync_event *event = nullptr;
+    ASSERT_EQ(doca_pe_create(&pe), DOCA_SUCCESS);
+    ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
+    ASSERT_EQ(doca_pe_connect_ctx(pe, doca_sync_event_as_ctx(event)), DOCA_SUCCESS);
+    ASSERT_EQ(doca_ctx_start(doca_sync_event_as_ctx(event)), DOCA_SUCCESS);
+    EXPECT_EQ(doca_pe_destroy(pe), DOCA_ERROR_IN_USE);
+    EXPECT_EQ(doca_sync_event_destroy(event), DOCA_ERROR_IN_USE);
+    ASSERT_EQ(doca_ctx_stop(doca_sync_event_as_ctx(event)), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
+    EXPECT_EQ(doca_pe_destroy(pe), DOCA_SUCCESS);
+}

@@ -267,3 +267,13 @@ TEST(DmaCreate, DeviceWithoutTheMemcpyCapabilityIsNotSupported) {
     }
     std::remove(path);
 }
+
+TEST(DmaCreate, DoubleDestroyIsDetected) {
+    doca_dev *dev = skiff::test::open_dpu_p0();
+    ASSERT_NE(dev, nullptr);
+    doca_dma *dma = nullptr;
+    ASSERT_EQ(doca_dma_create(dev, &dma), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dma_destroy(dma), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dma_destroy(dma), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+}

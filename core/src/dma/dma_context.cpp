@@ -3,6 +3,7 @@
 #include "dev/dev_caps.hpp"
 #include "dma/dma_limits.hpp"
 #include "dma/memcpy_op.hpp"
+#include "exec/live_objects.hpp"
 
 #include <skiff/core/log.hpp>
 
@@ -72,12 +73,20 @@ doca_error_t doca_dma_create(doca_dev *dev, doca_dma **dma) {
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     *dma = new (std::nothrow) doca_dma(dev);
-    return *dma ? DOCA_SUCCESS : DOCA_ERROR_NO_MEMORY;
+    if (!*dma) return DOCA_ERROR_NO_MEMORY;
+    skiff::core::live_exec_objects().add(*dma);
+    return DOCA_SUCCESS;
 }
 
 doca_error_t doca_dma_destroy(doca_dma *dma) {
     if (!dma) return DOCA_ERROR_INVALID_VALUE;
+    if (!skiff::core::live_exec_objects().remove(dma)) {
+        logger().error("doca_dma_destroy: {} is not a live DMA context (destroyed twice?)",
+                       static_cast<void *>(dma));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
     if (dma->state() != DOCA_CTX_STATE_IDLE) {
+        skiff::core::live_exec_objects().add(dma); // still alive
         logger().error("doca_dma_destroy: the ctx is not IDLE; stop it and progress until IDLE first");
         return DOCA_ERROR_IN_USE;
     }

@@ -1,6 +1,7 @@
 #include "exec/progress_engine.hpp"
 
 #include "exec/context.hpp"
+#include "exec/live_objects.hpp"
 
 #include <skiff/core/log.hpp>
 
@@ -85,13 +86,20 @@ doca_error_t doca_pe_create(doca_pe **pe) {
         delete created;
         return err;
     }
+    skiff::core::live_exec_objects().add(created);
     *pe = created;
     return DOCA_SUCCESS;
 }
 
 doca_error_t doca_pe_destroy(doca_pe *pe) {
     if (!pe) return DOCA_ERROR_INVALID_VALUE;
+    if (!skiff::core::live_exec_objects().remove(pe)) {
+        logger().error("pe destroy: {} is not a live progress engine (destroyed twice?)",
+                       static_cast<void *>(pe));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
     if (pe->num_connected() != 0) {
+        skiff::core::live_exec_objects().add(pe); // still alive
         logger().error("pe destroy: {} contexts are still connected; destroy them first",
                        pe->num_connected());
         return DOCA_ERROR_IN_USE;

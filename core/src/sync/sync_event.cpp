@@ -1,4 +1,5 @@
 #include "sync/sync_event.hpp"
+#include "exec/live_objects.hpp"
 
 #include "sync/wait_mask.hpp"
 
@@ -124,12 +125,20 @@ extern "C" {
 doca_error_t doca_sync_event_create(doca_sync_event **event) {
     if (!event) return DOCA_ERROR_INVALID_VALUE;
     *event = new (std::nothrow) doca_sync_event();
-    return *event ? DOCA_SUCCESS : DOCA_ERROR_NO_MEMORY;
+    if (!*event) return DOCA_ERROR_NO_MEMORY;
+    skiff::core::live_exec_objects().add(*event);
+    return DOCA_SUCCESS;
 }
 
 doca_error_t doca_sync_event_destroy(doca_sync_event *event) {
     if (!event) return DOCA_ERROR_INVALID_VALUE;
+    if (!skiff::core::live_exec_objects().remove(event)) {
+        logger().error("sync event destroy: {} is not a live sync event (destroyed twice?)",
+                       static_cast<void *>(event));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
     if (event->state() != DOCA_CTX_STATE_IDLE) {
+        skiff::core::live_exec_objects().add(event); // still alive
         logger().error("sync event destroy: its ctx is not IDLE; stop it and progress until IDLE first");
         return DOCA_ERROR_IN_USE;
     }
