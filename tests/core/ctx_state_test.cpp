@@ -21,7 +21,7 @@ struct Completions {
     bool free_in_callback = true;
 };
 
-struct WaitFixture : SyncCtxFixture {
+struct SyncWaitTasks : SyncCtxFixture {
     static inline Completions *current = nullptr;
     Completions done;
 
@@ -122,7 +122,7 @@ TEST_F(SyncCtxFixture, ConfigurationIsRefusedAfterStart) {
     EXPECT_EQ(doca_sync_event_set_addr(event, &word), DOCA_ERROR_BAD_STATE);
 }
 
-TEST_F(WaitFixture, StopWithTasksInFlightFlushesThemThroughErrorCallbacks) {
+TEST_F(SyncWaitTasks, StopWithTasksInFlightFlushesThemThroughErrorCallbacks) {
     connect_and_start();
     progress_all(pe);
     for (int i = 0; i < 3; ++i) submit_wait(100); // the counter is 0: they cannot complete
@@ -148,7 +148,7 @@ TEST_F(WaitFixture, StopWithTasksInFlightFlushesThemThroughErrorCallbacks) {
     EXPECT_EQ(inflight, 0u);
 }
 
-TEST_F(WaitFixture, StoppingWaitsUntilEveryTaskIsFreed) {
+TEST_F(SyncWaitTasks, StoppingWaitsUntilEveryTaskIsFreed) {
     done.free_in_callback = false; // the application keeps the flushed tasks for a while
     connect_and_start();
     progress_all(pe);
@@ -172,7 +172,7 @@ TEST_F(WaitFixture, StoppingWaitsUntilEveryTaskIsFreed) {
     EXPECT_EQ(states.changes.back(), std::make_pair(DOCA_CTX_STATE_STOPPING, DOCA_CTX_STATE_IDLE));
 }
 
-TEST_F(WaitFixture, RestartAfterStopWorks) {
+TEST_F(SyncWaitTasks, RestartAfterStopWorks) {
     connect_and_start();
     submit_wait(100);
     EXPECT_EQ(doca_ctx_stop(ctx), DOCA_ERROR_IN_PROGRESS);

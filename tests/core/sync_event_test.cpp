@@ -19,7 +19,7 @@
 
 namespace {
 
-struct Started : ::testing::Test {
+struct StartedSyncEvent : ::testing::Test {
     doca_sync_event *event = nullptr;
     void SetUp() override {
         ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
@@ -75,7 +75,7 @@ TEST(SyncEvent, DpaAndGpuLocationsAreNotSupportedYet) {
     EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
 }
 
-TEST_F(Started, SetAndAddAreSixtyFourBitAndAddReturnsThePreviousValue) {
+TEST_F(StartedSyncEvent, SetAndAddAreSixtyFourBitAndAddReturnsThePreviousValue) {
     ASSERT_EQ(doca_sync_event_update_set(event, UINT64_C(0x1'0000'0000)), DOCA_SUCCESS);
     uint64_t before = 0, now = 0;
     ASSERT_EQ(doca_sync_event_update_add(event, 5, &before), DOCA_SUCCESS);
@@ -85,7 +85,7 @@ TEST_F(Started, SetAndAddAreSixtyFourBitAndAddReturnsThePreviousValue) {
     EXPECT_EQ(doca_sync_event_update_add(event, 1, nullptr), DOCA_ERROR_INVALID_VALUE);
 }
 
-TEST_F(Started, ConcurrentAddsAreAtomic) {
+TEST_F(StartedSyncEvent, ConcurrentAddsAreAtomic) {
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([&] {
@@ -98,7 +98,7 @@ TEST_F(Started, ConcurrentAddsAreAtomic) {
     EXPECT_EQ(now, 40000u);
 }
 
-TEST_F(Started, WaitMaskMustBeAnAlignedRunOfFFBytes) {
+TEST_F(StartedSyncEvent, WaitMaskMustBeAnAlignedRunOfFFBytes) {
     ASSERT_EQ(doca_sync_event_update_set(event, UINT64_MAX), DOCA_SUCCESS);
     for (uint64_t ok : {UINT64_C(0), UINT64_C(0xFF), UINT64_C(0xFF00), UINT64_C(0xFFFF), UINT64_C(0xFFFF0000),
                         UINT64_C(0xFFFFFFFF), UINT64_C(0xFFFFFFFF00000000), UINT64_MAX})
@@ -108,7 +108,7 @@ TEST_F(Started, WaitMaskMustBeAnAlignedRunOfFFBytes) {
         EXPECT_EQ(doca_sync_event_wait_gt(event, 0, bad), DOCA_ERROR_INVALID_VALUE) << std::hex << bad;
 }
 
-TEST_F(Started, WaitIsStrictlyGreaterAfterMasking) {
+TEST_F(StartedSyncEvent, WaitIsStrictlyGreaterAfterMasking) {
     // 0x0102: low byte 0x02, second byte 0x01.
     ASSERT_EQ(doca_sync_event_update_set(event, 0x0102), DOCA_SUCCESS);
     EXPECT_EQ(doca_sync_event_wait_gt(event, 0x01, 0xFF), DOCA_SUCCESS);     // 0x02 > 0x01 returns at once
@@ -127,7 +127,7 @@ TEST_F(Started, WaitIsStrictlyGreaterAfterMasking) {
     EXPECT_TRUE(returned.load());
 }
 
-TEST_F(Started, SleepingWaiterIsWokenByAnUpdateFromAnotherThread) {
+TEST_F(StartedSyncEvent, SleepingWaiterIsWokenByAnUpdateFromAnotherThread) {
     std::atomic<int> phase{0};
     std::thread waiter([&] {
         phase = 1;
