@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <doca_compat.h>
+#include <doca_dev.h>
 #include <doca_error.h>
 #include <doca_types.h>
 
