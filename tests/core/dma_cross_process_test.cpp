@@ -1,0 +1,187 @@
+// Spec 5.6 item 43: the DMA engine reaches memory that another process exported over PCI. The
+// exporter is a separate process (tests/helpers/mem_exporter, pattern byte i = i * 7 + 3); the
+// bytes the engine wrote are checked inside the exporter, over its command pipe.
+#include "dma_support.hpp"
+
+#include <doca_buf_inventory.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using skiff::test::DmaFixture;
+
+namespace {
+
+uint8_t exporter_pattern(size_t i) {
+    return static_cast<uint8_t>(i * 7 + 3);
+}
+
+// One mem_exporter process, driven line by line.
+class ExporterProcess {
+  public:
+    ExporterProcess(size_t size, const char *mode) {
+        int to_child[2], from_child[2];
+        if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
+        pid_ = fork();
+        if (pid_ == 0) {
+            dup2(to_child[0], STDIN_FILENO);
+            dup2(from_child[1], STDOUT_FILENO);
+            close(to_child[1]);
+            close(from_child[0]);
+            std::string size_arg = std::to_string(size);
+            execl(SKIFF_BIN_DIR "/mem_exporter", "mem_exporter", size_arg.c_str(), mode, nullptr);
+            _exit(127);
+        }
+        close(to_child[0]);
+        close(from_child[1]);
+        to_ = fdopen(to_child[1], "w");
+        from_ = fdopen(from_child[0], "r");
+        std::istringstream first(read_line());
+        std::string tag, desc_hex, addr_text;
+        first >> tag >> desc_hex >> addr_text >> len;
+        if (tag != "EXPORT") return;
+        desc = from_hex(desc_hex);
+        addr = reinterpret_cast<uint8_t *>(std::stoull(addr_text, nullptr, 16));
+    }
+    ~ExporterProcess() {
+        if (to_) std::fclose(to_); // EOF ends the exporter
+        if (from_) std::fclose(from_);
+        if (pid_ > 0) waitpid(pid_, nullptr, 0);
+    }
+
+    std::string command(const std::string &line) {
+        std::fprintf(to_, "%s\n", line.c_str());
+        std::fflush(to_);
+        return read_line();
+    }
+    std::vector<uint8_t> bytes(size_t off, size_t n) {
+        std::string reply = command("BYTES " + std::to_string(off) + " " + std::to_string(n));
+        return reply.rfind("BYTES ", 0) == 0 ? from_hex(reply.substr(6)) : std::vector<uint8_t>{};
+    }
+
+    std::vector<uint8_t> desc;
+    uint8_t *addr = nullptr;
+    size_t len = 0;
+
+  private:
+    static std::vector<uint8_t> from_hex(const std::string &s) {
+        std::vector<uint8_t> out;
+        for (size_t i = 0; i + 1 < s.size(); i += 2)
+            out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
+        return out;
+    }
+    std::string read_line() {
+        static char line[1 << 20];
+        if (!from_ || !std::fgets(line, sizeof(line), from_)) return "";
+        std::string s(line);
+        if (!s.empty() && s.back() == '\n') s.pop_back();
+        return s;
+    }
+    pid_t pid_ = -1;
+    FILE *to_ = nullptr;
+    FILE *from_ = nullptr;
+};
+
+class DmaCrossProcess : public DmaFixture {
+  protected:
+    doca_mmap *import(const ExporterProcess &ex) {
+        doca_mmap *m = nullptr;
+        EXPECT_EQ(doca_mmap_create_from_export(nullptr, ex.desc.data(), ex.desc.size(), dev, &m),
+                  DOCA_SUCCESS);
+        return m;
+    }
+    doca_buf *remote_buf(doca_mmap *m, uint8_t *addr, size_t len, size_t data_len) {
+        doca_buf *b = nullptr;
+        EXPECT_EQ(doca_buf_inventory_buf_get_by_args(inv, m, addr, len, addr, data_len, &b), DOCA_SUCCESS);
+        bufs.push_back(b);
+        return b;
+    }
+    void drop_bufs() {
+        for (doca_buf *b : bufs) doca_buf_dec_refcount(b, nullptr);
+        bufs.clear();
+    }
+};
+
+} // namespace
+
+TEST_F(DmaCrossProcess, CopiesIntoTheExportersMemoryAndBackOut) {
+    ExporterProcess ex(1 << 20, "rw");
+    ASSERT_FALSE(ex.desc.empty());
+    doca_mmap *remote = import(ex);
+    ASSERT_NE(remote, nullptr);
+
+    // Local -> exporter: 64 KiB at offset 4096 of the exporter's buffer.
+    doca_buf *src = buf(0, 65536, 65536);
+    doca_buf *dst = remote_buf(remote, ex.addr + 4096, 65536, 0);
+    submit(src, dst, 1);
+    // Exporter -> local: 8 KiB from offset 200000.
+    doca_buf *rsrc = remote_buf(remote, ex.addr + 200000, 8192, 8192);
+    doca_buf *ldst = buf(500000, 8192, 0);
+    submit(rsrc, ldst, 2);
+    wait_for(2);
+    for (const auto &d : done) EXPECT_EQ(d.status, DOCA_SUCCESS);
+    EXPECT_EQ(data_len(dst), 65536u);
+
+    std::vector<uint8_t> in_exporter = ex.bytes(4096, 65536);
+    ASSERT_EQ(in_exporter.size(), 65536u);
+    EXPECT_TRUE(std::equal(in_exporter.begin(), in_exporter.end(), memory.begin()))
+        << "bytes differ in exporter";
+    EXPECT_EQ(ex.bytes(4095, 1)[0], exporter_pattern(4095)) << "neighbour before untouched";
+    EXPECT_EQ(ex.bytes(4096 + 65536, 1)[0], exporter_pattern(4096 + 65536)) << "neighbour after untouched";
+    for (size_t i = 0; i < 8192; ++i) ASSERT_EQ(memory[500000 + i], exporter_pattern(200000 + i)) << i;
+
+    drop_bufs();
+    EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
+}
+
+TEST_F(DmaCrossProcess, CopiesBetweenTwoExportersThroughTheEngine) {
+    ExporterProcess a(64 * 1024, "rw"), b(64 * 1024, "rw");
+    doca_mmap *ma = import(a), *mb = import(b);
+    ASSERT_NE(ma, nullptr);
+    ASSERT_NE(mb, nullptr);
+    // 40000 bytes from a[1000..] into b[0..]: neither side is CPU-reachable here.
+    submit(remote_buf(ma, a.addr + 1000, 40000, 40000), remote_buf(mb, b.addr, 40000, 0));
+    wait_for(1);
+    EXPECT_EQ(done[0].status, DOCA_SUCCESS);
+    std::vector<uint8_t> got = b.bytes(0, 40000);
+    ASSERT_EQ(got.size(), 40000u);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], exporter_pattern(1000 + i)) << i;
+    drop_bufs();
+    EXPECT_EQ(doca_mmap_destroy(ma), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_destroy(mb), DOCA_SUCCESS);
+}
+
+TEST_F(DmaCrossProcess, ReadOnlyExportRefusesEngineWrites) {
+    ExporterProcess ex(64 * 1024, "ro");
+    doca_mmap *remote = import(ex);
+    ASSERT_NE(remote, nullptr);
+    submit(buf(0, 64, 64), remote_buf(remote, ex.addr, 64, 0));
+    wait_for(1);
+    EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_PERMITTED);
+    EXPECT_EQ(ex.bytes(0, 1)[0], exporter_pattern(0));
+    expect_stopped_by_failure_then_restart();
+    drop_bufs();
+    EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
+}
+
+TEST_F(DmaCrossProcess, RevokedExportFailsTheTaskAsNotConnected) {
+    ExporterProcess ex(64 * 1024, "rw");
+    doca_mmap *remote = import(ex);
+    ASSERT_NE(remote, nullptr);
+    doca_buf *dst = remote_buf(remote, ex.addr, 4096, 0);
+    ASSERT_EQ(ex.command("STOP"), "STOPPED");
+    submit(buf(0, 4096, 4096), dst);
+    wait_for(1);
+    EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_CONNECTED);
+    EXPECT_EQ(data_len(dst), 0u);
+    expect_stopped_by_failure_then_restart();
+    drop_bufs();
+    EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
+}
