@@ -20,17 +20,44 @@ thread_local bool g_counting = false;
 thread_local uint64_t g_allocations = 0;
 } // namespace
 
-// Counting replacements of the global allocation functions (all other new/delete forms
-// forward to these).
-void *operator new(std::size_t n) {
+// Counting replacements of the global allocation functions. Every non-aligned form is
+// replaced so allocation and release always pair (sanitizers check that).
+namespace {
+void *counted_alloc(std::size_t n) {
     if (g_counting) ++g_allocations;
-    if (void *p = std::malloc(n ? n : 1)) return p;
+    return std::malloc(n ? n : 1);
+}
+} // namespace
+void *operator new(std::size_t n) {
+    if (void *p = counted_alloc(n)) return p;
     throw std::bad_alloc();
+}
+void *operator new[](std::size_t n) {
+    if (void *p = counted_alloc(n)) return p;
+    throw std::bad_alloc();
+}
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept {
+    return counted_alloc(n);
+}
+void *operator new[](std::size_t n, const std::nothrow_t &) noexcept {
+    return counted_alloc(n);
 }
 void operator delete(void *p) noexcept {
     std::free(p);
 }
+void operator delete[](void *p) noexcept {
+    std::free(p);
+}
 void operator delete(void *p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void *p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept {
+    std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept {
     std::free(p);
 }
 
