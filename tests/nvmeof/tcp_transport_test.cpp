@@ -382,12 +382,18 @@ TEST(TcpTransport, KeepAliveExpiryClosesEveryQueueOfTheAssociation) {
     LiveTarget t;
     RawTcpClient admin(t.io_port);
     admin.icreq();
-    auto cqe = admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn, 31, 300); // KATO 300 ms
+    auto cqe = admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn, 31, 60000);
     ASSERT_EQ(cqe.status, 0);
     ASSERT_EQ(admin.property(true, w::kPropCc, 1).status, 0);
     RawTcpClient io(t.io_port);
     io.icreq();
     ASSERT_EQ(io.fabrics_connect(1, static_cast<uint16_t>(cqe.result), kSubNqn, kHostNqn, 31).status, 0);
+    // Shorten KATO to 300 ms only now, so setting up cannot race the timer.
+    w::Sqe kato{};
+    kato.opcode = nvme_admin_set_features;
+    kato.cdw10 = NVME_FEAT_FID_KATO;
+    kato.cdw11 = 300;
+    ASSERT_EQ(admin.command(kato).status, 0);
     // The host goes silent: the target ends the association and closes both connections.
     EXPECT_TRUE(admin.closed_by_peer());
     EXPECT_TRUE(io.closed_by_peer());
