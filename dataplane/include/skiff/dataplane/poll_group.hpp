@@ -1,0 +1,70 @@
+// A poll group: one thread that owns a set of connections and drives them. It busy-polls
+// while there is work and sleeps in epoll after a short idle period, so an idle target does
+// not burn a core. Each group owns a doca_pe progressed every iteration, its notification fd in
+// the group's epoll set. Connections arrive by message (a lock-free queue plus an eventfd), never by
+// sharing a lock with the acceptor or other groups.
+#pragma once
+
+#include "skiff/core/status.hpp"
+
+#include <doca_pe.h>
+
+#include "skiff/nvmeof/transport/connection.hpp"
+
+#include <boost/lockfree/queue.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace skiff::dataplane {
+
+class PollGroup {
+  public:
+    explicit PollGroup(int index);
+    ~PollGroup();
+    PollGroup(const PollGroup &) = delete;
+    PollGroup &operator=(const PollGroup &) = delete;
+
+    Status start();
+    // Closes every connection and joins the thread.
+    void stop();
+
+    // Hands a freshly accepted connection to this group (any thread).
+    void add_connection(std::unique_ptr<nvmeof::transport::Connection> conn);
+    size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+    int index() const { return index_; }
+
+    // The group's progress engine: DMA and other core contexts that serve this group's
+    // connections (host-memory backends) connect to it; their completions then arrive on this
+    // thread, inside the loop. Valid between start() and stop().
+    doca_pe *progress_engine() const { return pe_; }
+
+  private:
+    struct Entry {
+        std::unique_ptr<nvmeof::transport::Connection> conn;
+        bool watching_write = false;
+    };
+
+    void run();
+    bool take_new_connections();
+    void service(Entry &e, uint32_t events);
+    void update_interest(Entry &e);
+    void reap();
+    void close_all(const char *why);
+
+    int index_;
+    int epoll_fd_ = -1;
+    int wake_fd_ = -1;
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    boost::lockfree::queue<nvmeof::transport::Connection *> inbox_{64}; // owned while queued
+    std::vector<std::unique_ptr<Entry>> entries_;
+    std::atomic<size_t> connection_count_{0};
+    doca_pe *pe_ = nullptr;
+    doca_notification_handle_t pe_handle_ = -1;
+};
+
+} // namespace skiff::dataplane
