@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Lab tests: skiff against the real Linux NVMe/TCP initiator in the qemu lab VM
+# (../shared/lab, see its README). Called by scripts/test.sh unless SKIFF_SKIP_LAB=1.
+#
+#   scripts/lab-tests.sh [test ...]      (default: every test below)
+#
+# Tests:
+#   host-target-tcp   build/bin/skiff-target on the host; in the guest nvme discover, nvme connect,
+#                     id-ctrl/id-ns must show the serial, model and size given on the command line,
+#                     fio crc32c verify (4k random + 128k sequential), disconnect.
+#
+# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT
+# (default 4420) is the target port on the host; FIO_VERIFY_SIZE (default 8M, the guest runs
+# under TCG emulation: keep it small).
+# Ends with "lab: N passed, N failed"; exit 0 only if none failed.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+checkout="$(pwd)"
+lab="$checkout/../shared/lab"
+
+if [ ! -x "$lab/examples/host-target-tcp.sh" ]; then
+  echo "lab-tests: no lab at $lab (expected ../shared/lab next to the checkout)"
+  echo "lab: 0 passed, 1 failed"
+  exit 1
+fi
+
+target="$checkout/build/bin/skiff-target"
+if [ ! -x "$target" ]; then
+  echo "== lab-tests: building the release flavour for $target"
+  scripts/build.sh release >/dev/null || { echo "lab: 0 passed, 1 failed"; exit 1; }
+fi
+if [ ! -x "$target" ]; then
+  echo "lab-tests: $target does not exist after the build (no dataplane/apps/skiff-target yet?)"
+  echo "lab: 0 passed, 1 failed"
+  exit 1
+fi
+
+# What the target is told to present, and what the guest must then see.
+LAB_SERIAL=SKIFFLAB0001
+LAB_MODEL="skiff-lab-target"
+LAB_SIZE_MIB=64
+LAB_BLOCK=4096
+LAB_NSZE=$(printf '0x%x' $((LAB_SIZE_MIB * 1024 * 1024 / LAB_BLOCK)))
+
+test_host_target_tcp() {
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab \
+  TARGET_PORT="${SKIFF_LAB_PORT:-4420}" \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
+  GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ctrl \$CTRL | grep -Eq '^mn +: $LAB_MODEL *\$' || { echo 'id-ctrl: model is not $LAB_MODEL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, mn $LAB_MODEL, nsze $LAB_NSZE as configured'" \
+    "$lab/examples/host-target-tcp.sh"
+}
+
+all_tests=(host-target-tcp)
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
+
+passed=0 failed=0 failed_names=()
+for t in "${tests[@]}"; do
+  fn="test_${t//-/_}"
+  if ! declare -F "$fn" >/dev/null; then
+    echo "lab-tests: unknown test '$t' (known: ${all_tests[*]})"
+    failed=$((failed + 1)); failed_names+=("$t"); continue
+  fi
+  echo "== lab test $t"
+  t0=$SECONDS
+  if "$fn"; then
+    passed=$((passed + 1)); echo "== lab test $t: PASS ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failed_names+=("$t"); echo "== lab test $t: FAIL ($((SECONDS - t0)) s)"
+  fi
+done
+
+[ $failed = 0 ] || echo "lab-tests: failed: ${failed_names[*]}"
+echo "lab: $passed passed, $failed failed"
+[ $failed = 0 ]
