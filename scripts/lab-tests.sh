@@ -8,6 +8,11 @@
 #   host-target-tcp   build/bin/skiff-target on the host; in the guest nvme discover, nvme connect,
 #                     id-ctrl/id-ns must show the serial, model and size given on the command line,
 #                     fio crc32c verify (4k random + 128k sequential), disconnect.
+#   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
+#                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
+#                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
+#                     queues with commands in flight, flush / write zeroes / deallocate, the
+#                     statuses of bad commands, shutdown.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT
 # (default 4420) is the target port on the host; FIO_VERIFY_SIZE (default 8M, the guest runs
@@ -25,7 +30,8 @@ if [ ! -x "$lab/examples/host-target-tcp.sh" ]; then
 fi
 
 target="$checkout/build/bin/skiff-target"
-if [ ! -x "$target" ]; then
+host_check="$checkout/build/bin/host_check"
+if [ ! -x "$target" ] || [ ! -x "$host_check" ]; then
   echo "== lab-tests: building the release flavour for $target"
   scripts/build.sh release >/dev/null || { echo "lab: 0 passed, 1 failed"; exit 1; }
 fi
@@ -53,7 +59,17 @@ test_host_target_tcp() {
     "$lab/examples/host-target-tcp.sh"
 }
 
-all_tests=(host-target-tcp)
+test_initiator_vs_nvmet() {
+  local nqn=nqn.2026-11.io.skiff:kernel-nvmet
+  # null_blk with memory_backed=1 keeps what is written, so read-back can be verified.
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
+. /lab/guest/nvmet.sh
+dev=\$(lab_nullblk 1 1)
+lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
+/lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
+}
+
+all_tests=(host-target-tcp initiator-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
