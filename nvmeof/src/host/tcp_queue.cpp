@@ -163,13 +163,23 @@ Status TcpQueue::send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uin
 Result<uint32_t> TcpQueue::poll(std::chrono::milliseconds timeout) {
     if (failed_) return failure_;
     const uint64_t before = completed_total_;
-    auto wait = timeout;
+    bool waited = false;
     for (;;) {
-        Result<bool> readable = sock_.wait_readable(wait);
-        if (!readable) return fail(readable.error()).error();
-        if (!*readable) break;
-        if (Status st = receive_one_pdu(); !st) return st.error();
-        wait = std::chrono::milliseconds(0); // after the first PDU, only take what is already there
+        // Every PDU a host receives after the ICResp starts with a 24-byte header: try to take
+        // one without blocking; wait (once) only when nothing is there yet.
+        alignas(8) uint8_t hdr[kRxHeaderMax];
+        Result<size_t> n = sock_.try_recv(hdr, sizeof(TermReq));
+        if (!n) return fail(n.error()).error();
+        if (*n == 0) {
+            if (waited || timeout.count() == 0) break;
+            waited = true;
+            Result<bool> readable = sock_.wait_readable(timeout);
+            if (!readable) return fail(readable.error()).error();
+            if (!*readable) break;
+            continue;
+        }
+        waited = true;
+        if (Status st = receive_one_pdu(hdr, *n); !st) return st.error();
     }
     return static_cast<uint32_t>(completed_total_ - before);
 }

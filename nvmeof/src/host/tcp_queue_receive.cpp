@@ -24,21 +24,22 @@ std::string hex(uint32_t v) {
 }
 } // namespace
 
-Status TcpQueue::receive_one_pdu() {
-    // Header (at most 24 bytes for anything a host receives after ICResp) plus header digest.
-    alignas(8) uint8_t hdr[sizeof(TermReq) + kDigestLen];
+Status TcpQueue::receive_one_pdu(uint8_t *hdr, size_t have) {
+    // `have` bytes of the header are in hdr already; complete the 24 bytes every post-ICResp PDU
+    // header has, check them, then take the header digest when one follows.
     auto &ch = *reinterpret_cast<CommonHeader *>(hdr);
     const Deadline deadline = pdu_deadline();
-    if (Status st = sock_.recv_exact(hdr, sizeof(CommonHeader), deadline); !st) return fail(st.error());
+    if (have < sizeof(TermReq)) {
+        if (Status st = sock_.recv_exact(hdr + have, sizeof(TermReq) - have, deadline); !st)
+            return fail(st.error());
+    }
     if (Status st = check_incoming_header(ch, params_, kMaxPlen); !st)
         return fail(
             make_error(DOCA_ERROR_UNEXPECTED,
                        "protocol error on queue " + std::to_string(config_.qid) + ": " + st.error().message));
     const bool hdgst = ch.type != kC2HTermReq && params_.header_digest;
-    const uint32_t rest = ch.hlen - sizeof(CommonHeader) + (hdgst ? kDigestLen : 0u);
-    if (Status st = sock_.recv_exact(hdr + sizeof(CommonHeader), rest, deadline); !st)
-        return fail(st.error());
     if (hdgst) {
+        if (Status st = sock_.recv_exact(hdr + ch.hlen, kDigestLen, deadline); !st) return fail(st.error());
         if (Status st = check_header_digest(hdr, ch.hlen); !st) return st;
     }
     switch (ch.type) {
@@ -106,14 +107,12 @@ Status TcpQueue::on_c2h_data(const uint8_t *hdr) {
                                    std::to_string(uint64_t{pdu.datao} + pdu.datal) + " (PLEN " +
                                    std::to_string(pdu.ch.plen) + ", PDO " + std::to_string(pdu.ch.pdo) +
                                    ") but the command reads " + std::to_string(slot.len) + " bytes"));
-    const Deadline deadline = pdu_deadline();
-    if (Status st = sock_.recv_exact(rx_skip_, pdu.ch.pdo - header_len, deadline); !st)
-        return fail(st.error());
+    // Padding, data straight into the command's buffer, data digest: one readv when possible.
     uint8_t *dst = slot.data + pdu.datao;
-    if (Status st = sock_.recv_exact(dst, pdu.datal, deadline); !st) return fail(st.error());
+    uint32_t got = 0;
+    iovec iov[3] = {{rx_skip_, pdu.ch.pdo - header_len}, {dst, pdu.datal}, {&got, ddgst ? kDigestLen : 0u}};
+    if (Status st = sock_.recv_exact(iov, 3, pdu_deadline()); !st) return fail(st.error());
     if (ddgst) {
-        uint32_t got;
-        if (Status st = sock_.recv_exact(&got, sizeof(got), deadline); !st) return fail(st.error());
         const uint32_t want = crc32c(dst, pdu.datal);
         if (got != want)
             return fail(make_error(DOCA_ERROR_UNEXPECTED, "data digest mismatch in C2HData for CID " +

@@ -171,6 +171,54 @@ Status TcpSocket::recv_exact(void *data, size_t len, Deadline deadline) {
     return Status::success();
 }
 
+Result<size_t> TcpSocket::try_recv(void *data, size_t len) {
+    if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
+    for (;;) {
+        ssize_t n = ::recv(fd_, data, len, 0);
+        if (n > 0) return static_cast<size_t>(n);
+        if (n == 0) return make_error(DOCA_ERROR_CONNECTION_RESET, "connection closed by " + peer_);
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
+        return errno_error("receive from", peer_, errno);
+    }
+}
+
+Status TcpSocket::recv_exact(iovec *iov, int iovcnt, Deadline deadline) {
+    if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
+    size_t total = 0, got = 0;
+    for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+    while (iovcnt > 0) {
+        if (iov->iov_len == 0) {
+            ++iov;
+            --iovcnt;
+            continue;
+        }
+        ssize_t n = ::readv(fd_, iov, iovcnt);
+        if (n == 0)
+            return make_error(DOCA_ERROR_CONNECTION_RESET, "connection closed by " + peer_ + " after " +
+                                                               std::to_string(got) + " of " +
+                                                               std::to_string(total) + " expected bytes");
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) return errno_error("receive from", peer_, errno);
+            if (Status st = wait_for(POLLIN, deadline, "receive from"); !st) return st;
+            continue;
+        }
+        got += static_cast<size_t>(n);
+        size_t left = static_cast<size_t>(n);
+        while (iovcnt > 0 && left >= iov->iov_len) {
+            left -= iov->iov_len;
+            ++iov;
+            --iovcnt;
+        }
+        if (iovcnt > 0) {
+            iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + left;
+            iov->iov_len -= left;
+        }
+    }
+    return Status::success();
+}
+
 Result<bool> TcpSocket::wait_readable(std::chrono::milliseconds timeout) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
     for (;;) {

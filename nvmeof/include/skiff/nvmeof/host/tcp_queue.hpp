@@ -110,7 +110,9 @@ class TcpQueue {
     Status handshake();
 
     // Receive side (tcp_queue_receive.cpp).
-    Status receive_one_pdu();
+    // Largest header a host receives after the ICResp (24 bytes) plus its digest.
+    static constexpr size_t kRxHeaderMax = 24 + 4;
+    Status receive_one_pdu(uint8_t *hdr, size_t have);
     Status on_capsule_resp(const uint8_t *hdr);
     Status on_c2h_data(const uint8_t *hdr);
     Status on_r2t(const uint8_t *hdr);

@@ -47,6 +47,13 @@ class TcpSocket {
     // Receives whatever is available now, up to len bytes; 0 means the peer closed.
     Result<size_t> recv_some(void *data, size_t len, Deadline deadline);
 
+    // One non-blocking receive: the bytes that were there (0 = none yet). A closed peer is
+    // DOCA_ERROR_CONNECTION_RESET.
+    Result<size_t> try_recv(void *data, size_t len);
+
+    // Fills every iovec completely (modified in place), in as few system calls as possible.
+    Status recv_exact(iovec *iov, int iovcnt, Deadline deadline);
+
     void close();
     bool is_open() const { return fd_ >= 0; }
     int fd() const { return fd_; }
