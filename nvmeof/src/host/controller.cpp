@@ -85,7 +85,10 @@ Status Controller::enable() {
         if (*csts & cmd::kCstsCfs)
             return make_error(DOCA_ERROR_DRIVER,
                               "controller of " + where(options_) + " reports fatal status (CSTS.CFS)");
-        if (*csts & cmd::kCstsRdy) return Status::success();
+        if (*csts & cmd::kCstsRdy) {
+            enabled_ = true;
+            return Status::success();
+        }
         if (Clock::now() > deadline)
             return make_error(DOCA_ERROR_TIME_OUT, "controller of " + where(options_) +
                                                        " set CC.EN but not CSTS.RDY within CAP.TO (" +
@@ -134,7 +137,7 @@ Status Controller::shutdown() {
     if (shut_down_ || !admin_) return Status::success();
     shut_down_ = true;
     Status result;
-    if (!admin_->failed()) {
+    if (enabled_ && !admin_->failed()) {
         const uint32_t cc = cmd::kCcEnable | cmd::kCcIosqes | cmd::kCcIocqes | cmd::kCcShnNormal;
         result = property_set(wire::kPropCc, cc, false);
         const Deadline deadline = deadline_after(std::chrono::seconds(5));

@@ -117,6 +117,7 @@ class Controller {
     uint16_t cntlid_ = 0;
     uint64_t cap_ = 0;
     nvme_id_ctrl id_ctrl_{};
+    bool enabled_ = false; // CSTS.RDY seen: shutdown() then asks for CC.SHN
     bool shut_down_ = false;
 
     std::mutex admin_mu_;
