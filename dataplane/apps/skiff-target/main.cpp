@@ -1,34 +1,166 @@
-// skiff-target: the NVMe-oF target (DPU side).
-// Until the NVMe/TCP transport lands (issue 4) it only brings the core up and waits for a signal.
+// skiff-target: the NVMe-over-Fabrics target (the DPU-side process). Serves one subsystem with
+// one namespace over NVMe/TCP, plus the discovery subsystem.
 #include "skiff/core/log.hpp"
+#include "skiff/dataplane/null_device.hpp"
+#include "skiff/dataplane/ram_device.hpp"
+#include "skiff/dataplane/target_service.hpp"
+#include "skiff/nvmeof/target/target.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <csignal>
+#include <cstdio>
 #include <string>
 
+namespace {
+
+using namespace skiff;
+namespace tgt = skiff::nvmeof::target;
+
+// "512MiB", "1GiB", "4096", "64KiB" -> bytes; 0 when malformed.
+uint64_t parse_size(const std::string &text) {
+    size_t pos = 0;
+    uint64_t n = 0;
+    try {
+        n = std::stoull(text, &pos);
+    } catch (...) {
+        return 0;
+    }
+    std::string unit = text.substr(pos);
+    if (unit.empty() || unit == "B") return n;
+    if (unit == "KiB" || unit == "K") return n << 10;
+    if (unit == "MiB" || unit == "M") return n << 20;
+    if (unit == "GiB" || unit == "G") return n << 30;
+    if (unit == "TiB" || unit == "T") return n << 40;
+    return 0;
+}
+
+struct Options {
+    std::vector<std::string> listen{"127.0.0.1:4420"};
+    std::string discovery = "127.0.0.1:8009";
+    std::string nqn = "nqn.2026-11.io.skiff:default";
+    std::string transport = "tcp";
+    std::string backend = "ram";
+    std::string size = "1GiB";
+    uint32_t block_size = 512;
+    std::string serial = "SKIFF0001";
+    std::string model = "skiff RAM namespace";
+    std::vector<std::string> allow_hosts;
+    int cores = 1;
+    std::string log_level = "info";
+};
+
+int fail(const std::string &message) {
+    std::fprintf(stderr, "skiff-target: %s\n", message.c_str());
+    return 1;
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
-    CLI::App app{"skiff-target: NVMe-over-Fabrics target for DPUs and Linux servers"};
-    std::string level = "info";
-    app.add_option("--log-level", level, "trace|debug|info|warn|error|critical|off")->capture_default_str();
+    Options o;
+    CLI::App app{
+        "skiff-target: NVMe-over-Fabrics target (the DPU-side process).\n"
+        "Serves one subsystem with one namespace over NVMe/TCP, and the discovery subsystem.\n"
+        "With no arguments: a 1 GiB RAM namespace in nqn.2026-11.io.skiff:default on 127.0.0.1:4420,\n"
+        "discovery on 127.0.0.1:8009. From a Linux host:\n"
+        "  nvme discover -t tcp -a 127.0.0.1 -s 8009\n"
+        "  nvme connect -t tcp -a 127.0.0.1 -s 4420 -n nqn.2026-11.io.skiff:default\n"
+        "Stop with Ctrl-C (SIGINT) or SIGTERM."};
+    app.add_option("--listen", o.listen, "NVMe/TCP I/O listener ADDR:PORT (repeatable)")
+        ->capture_default_str();
+    app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
+        ->capture_default_str();
+    app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
+    app.add_option("--transport", o.transport, "tcp (rdma is not available yet)")->capture_default_str();
+    app.add_option("--backend", o.backend,
+                   "namespace storage: ram (in memory) or null (reads zeroes, drops writes)")
+        ->capture_default_str();
+    app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB")->capture_default_str();
+    app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
+    app.add_option("--serial", o.serial, "controller serial number (up to 20 characters)")
+        ->capture_default_str();
+    app.add_option("--model", o.model, "controller model (up to 40 characters)")->capture_default_str();
+    app.add_option("--allow-host", o.allow_hosts,
+                   "host NQN allowed to connect (repeatable; default: any host)");
+    app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
+        ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
 
-    auto parsed = skiff::log::parse_level(level);
-    if (!parsed) {
-        std::fprintf(stderr, "--log-level: unknown level \"%s\"\n", level.c_str());
-        return 2;
-    }
-    skiff::log::set_level(*parsed);
-    auto log = skiff::log::get("target");
+    auto level = log::parse_level(o.log_level);
+    if (!level)
+        return fail("--log-level: unknown level \"" + o.log_level +
+                    "\"; use trace, debug, info, warn, error");
+    log::set_level(*level);
+    auto logger = log::get("target");
 
+    if (o.transport == "rdma")
+        return fail("--transport rdma: NVMe/RDMA is not implemented yet; use --transport tcp");
+    if (o.transport != "tcp") return fail("--transport \"" + o.transport + "\": unknown; use tcp");
+    if (o.block_size != 512 && o.block_size != 4096)
+        return fail("--block-size " + std::to_string(o.block_size) + ": use 512 or 4096");
+    uint64_t size = parse_size(o.size);
+    if (size == 0 || size % 4096)
+        return fail("--size \"" + o.size +
+                    "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
+    if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
+    if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
+    if (o.model.size() > 40) return fail("--model: at most 40 characters");
+
+    std::shared_ptr<tgt::BlockDevice> device;
+    if (o.backend == "ram") {
+        auto ram = dataplane::RamDevice::create(size);
+        if (!ram) return fail(ram.error().message);
+        device = *ram;
+    } else if (o.backend == "null") {
+        device = std::make_shared<dataplane::NullDevice>(size);
+    } else {
+        return fail("--backend \"" + o.backend + "\": unknown; use ram or null");
+    }
+
+    tgt::Target target;
+    auto subsys = std::make_shared<tgt::Subsystem>(o.nqn, tgt::SubsystemKind::kNvm,
+                                                   tgt::SubsystemIdentity{o.serial, o.model, "0.1"});
+    if (!o.allow_hosts.empty()) {
+        subsys->set_allow_any_host(false);
+        for (auto &h : o.allow_hosts) {
+            if (auto why = tgt::check_nqn(h); !why.empty()) return fail("--allow-host \"" + h + "\": " + why);
+            subsys->allow_host(h);
+        }
+    }
+    auto ns = std::make_shared<tgt::Namespace>(1, o.block_size, device, tgt::derive_namespace_ids(o.nqn, 1));
+    if (auto st = subsys->add_namespace(ns); !st) return fail(st.error().message);
+    if (auto st = target.add_subsystem(subsys); !st) return fail("--nqn: " + st.error().message);
+
+    dataplane::ServiceOptions sopts;
+    sopts.poll_groups = o.cores;
+    for (auto &l : o.listen) {
+        auto addr = nvmeof::tcp::parse_listen_address(l);
+        if (!addr) return fail("--listen " + addr.error().message);
+        sopts.listeners.push_back(*addr);
+    }
+    if (o.discovery != "none") {
+        auto addr = nvmeof::tcp::parse_listen_address(o.discovery);
+        if (!addr) return fail("--discovery " + addr.error().message);
+        sopts.discovery = *addr;
+    }
+
+    // Block the signals before any thread starts so only sigwait() below sees them.
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
-    sigprocmask(SIG_BLOCK, &set, nullptr);
-    log->info("skiff-target started (no transport yet); Ctrl-C to stop");
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+    dataplane::TargetService service(target, sopts);
+    if (auto st = service.start(); !st) return fail(st.error().message);
+    logger->info("namespace 1: {} backend, {} bytes, {}-byte blocks; {} poll group(s)", device->kind(), size,
+                 o.block_size, o.cores);
+
     int sig = 0;
     sigwait(&set, &sig);
-    log->info("signal {}: shutting down", sig);
+    logger->info("signal {} received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    service.stop();
     return 0;
 }

@@ -1,0 +1,78 @@
+// A poll group: one thread that owns a set of connections and drives them. It busy-polls
+// while there is work and sleeps in epoll after a short idle period, so an idle target does
+// not burn a core. Connections arrive by message (a lock-free queue plus an eventfd), never by
+// sharing a lock with the acceptor or other groups.
+#pragma once
+
+#include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/port.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/tcp/tcp_connection.hpp"
+
+#include <boost/lockfree/queue.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace skiff::dataplane {
+
+class PollGroup {
+  public:
+    PollGroup(int index, nvmeof::target::Target &target);
+    ~PollGroup();
+    PollGroup(const PollGroup &) = delete;
+    PollGroup &operator=(const PollGroup &) = delete;
+
+    Status start();
+    // Closes every connection and joins the thread.
+    void stop();
+
+    // Hands a freshly accepted socket to this group (any thread).
+    void add_connection(int fd, std::string peer, const nvmeof::target::Port &port);
+    size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+    int index() const { return index_; }
+
+    // Hook for the core's progress engine (doca_pe, branch `exec`): when set, the group adds
+    // `fd` to its epoll set and calls `progress()` every iteration, so DMA completions for
+    // host-memory backends are delivered on this thread.
+    struct ProgressHook {
+        int fd = -1;
+        bool (*progress)(void *ctx) = nullptr; // returns true when it did work
+        void *ctx = nullptr;
+    };
+    void set_progress_hook(ProgressHook hook) { hook_ = hook; }
+
+  private:
+    struct NewConnection {
+        int fd;
+        std::string peer;
+        nvmeof::target::Port port;
+    };
+    struct Entry {
+        std::unique_ptr<nvmeof::tcp::TcpConnection> conn;
+        bool watching_write = false;
+    };
+
+    void run();
+    bool take_new_connections();
+    void service(Entry &e, uint32_t events);
+    void update_interest(Entry &e);
+    void reap();
+    void close_all(const char *why);
+
+    int index_;
+    nvmeof::target::Target &target_;
+    int epoll_fd_ = -1;
+    int wake_fd_ = -1;
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    boost::lockfree::queue<NewConnection *> inbox_{64};
+    std::vector<std::unique_ptr<Entry>> entries_;
+    std::atomic<size_t> connection_count_{0};
+    ProgressHook hook_;
+};
+
+} // namespace skiff::dataplane

@@ -1,0 +1,174 @@
+#include "skiff/dataplane/poll_group.hpp"
+
+#include "skiff/core/log.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace skiff::dataplane {
+namespace {
+
+constexpr int kMaxEvents = 64;
+constexpr uint64_t kTimerPeriodMs = 100;    // keep-alive checks and async events
+constexpr uint64_t kBusyPollWindowUs = 200; // keep spinning this long after the last work
+constexpr int kSleepTimeoutMs = 100;
+
+uint64_t now_us() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000u + static_cast<uint64_t>(ts.tv_nsec) / 1000u;
+}
+
+// epoll user data: the wake eventfd and the progress hook are told apart from connections by
+// these sentinels.
+char kWakeTag, kHookTag;
+
+} // namespace
+
+PollGroup::PollGroup(int index, nvmeof::target::Target &target) : index_(index), target_(target) {}
+
+PollGroup::~PollGroup() {
+    stop();
+    NewConnection *msg;
+    while (inbox_.pop(msg)) {
+        ::close(msg->fd);
+        delete msg;
+    }
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+Status PollGroup::start() {
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (epoll_fd_ < 0 || wake_fd_ < 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                          std::string("poll group epoll/eventfd: ") + std::strerror(errno));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = &kWakeTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+    if (hook_.fd >= 0) {
+        ev.data.ptr = &kHookTag;
+        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, hook_.fd, &ev);
+    }
+    thread_ = std::thread([this] { run(); });
+    return Status::success();
+}
+
+void PollGroup::stop() {
+    if (!thread_.joinable()) return;
+    stop_.store(true);
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
+    thread_.join();
+}
+
+void PollGroup::add_connection(int fd, std::string peer, const nvmeof::target::Port &port) {
+    auto *msg = new NewConnection{fd, std::move(peer), port};
+    while (!inbox_.push(msg)) std::this_thread::yield();
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
+}
+
+bool PollGroup::take_new_connections() {
+    uint64_t count;
+    [[maybe_unused]] ssize_t r = read(wake_fd_, &count, sizeof(count));
+    bool any = false;
+    NewConnection *msg;
+    while (inbox_.pop(msg)) {
+        std::unique_ptr<NewConnection> owned(msg);
+        auto entry = std::make_unique<Entry>();
+        entry->conn = nvmeof::tcp::TcpConnection::create(msg->fd, msg->peer, target_, msg->port);
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP;
+        ev.data.ptr = entry.get();
+        if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, msg->fd, &ev) != 0) {
+            skiff::log::get("dataplane")
+                ->error("group {}: cannot watch {}: {}", index_, msg->peer, std::strerror(errno));
+            continue;
+        }
+        skiff::log::get("dataplane")
+            ->debug("group {}: new connection from {} on port {}", index_, msg->peer, msg->port.trsvcid);
+        entries_.push_back(std::move(entry));
+        any = true;
+    }
+    connection_count_.store(entries_.size(), std::memory_order_relaxed);
+    return any;
+}
+
+void PollGroup::service(Entry &e, uint32_t events) {
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) e.conn->on_readable();
+    if ((events & EPOLLOUT) && !e.conn->finished()) e.conn->on_writable();
+    update_interest(e);
+}
+
+void PollGroup::update_interest(Entry &e) {
+    bool want = !e.conn->finished() && e.conn->wants_write();
+    if (want == e.watching_write) return;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | (want ? uint32_t(EPOLLOUT) : 0u);
+    ev.data.ptr = &e;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, e.conn->fd(), &ev);
+    e.watching_write = want;
+}
+
+void PollGroup::reap() {
+    auto dead = std::remove_if(entries_.begin(), entries_.end(), [&](const std::unique_ptr<Entry> &e) {
+        if (!e->conn->finished()) return false;
+        epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, e->conn->fd(), nullptr);
+        return true;
+    });
+    if (dead == entries_.end()) return;
+    entries_.erase(dead, entries_.end());
+    connection_count_.store(entries_.size(), std::memory_order_relaxed);
+}
+
+void PollGroup::close_all(const char *why) {
+    for (auto &e : entries_) e->conn->close(why);
+    reap();
+}
+
+void PollGroup::run() {
+    epoll_event events[kMaxEvents];
+    uint64_t last_work = now_us(), last_timer = 0;
+    while (!stop_.load(std::memory_order_relaxed)) {
+        uint64_t now = now_us();
+        bool idle = now - last_work > kBusyPollWindowUs;
+        int n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);
+        bool work = n > 0;
+        bool finished_any = false;
+        for (int i = 0; i < n; ++i) {
+            void *tag = events[i].data.ptr;
+            if (tag == &kWakeTag) {
+                take_new_connections();
+            } else if (tag == &kHookTag) {
+                // The progress engine is driven below every iteration.
+            } else {
+                auto &e = *static_cast<Entry *>(tag);
+                service(e, events[i].events);
+                finished_any |= e.conn->finished();
+            }
+        }
+        if (hook_.progress) work |= hook_.progress(hook_.ctx);
+        now = now_us();
+        if (now / 1000 - last_timer >= kTimerPeriodMs) {
+            last_timer = now / 1000;
+            for (auto &e : entries_) {
+                e->conn->poll(last_timer);
+                update_interest(*e);
+                finished_any |= e->conn->finished();
+            }
+        }
+        if (finished_any) reap();
+        if (work) last_work = now;
+    }
+    close_all("target shutting down");
+}
+
+} // namespace skiff::dataplane

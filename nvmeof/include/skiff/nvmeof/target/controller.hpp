@@ -1,0 +1,110 @@
+// One controller: the association of a host with a subsystem, created by an admin-queue
+// Connect and shared by that association's queues. Register and feature state is touched only
+// from the admin queue's thread; what other queues read (readiness, liveness) is atomic.
+#pragma once
+
+#include "skiff/nvmeof/target/limits.hpp"
+#include "skiff/nvmeof/target/subsystem.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace skiff::nvmeof::target {
+
+struct Request;
+
+constexpr uint32_t kCcEnable = 1u << 0;
+constexpr uint32_t kCcShnShift = 14;
+constexpr uint32_t kCstsReady = 1u << 0;
+constexpr uint32_t kCstsFatal = 1u << 1;
+constexpr uint32_t kCstsShstShift = 2;
+constexpr uint32_t kCstsShstComplete = 2u << kCstsShstShift;
+
+class Controller {
+  public:
+    Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, std::string hostnqn,
+               std::array<uint8_t, 16> hostid, uint32_t kato_ms, uint16_t port_id, const Limits &limits);
+
+    uint16_t cntlid() const { return cntlid_; }
+    Subsystem &subsystem() const { return *subsystem_; }
+    const std::string &hostnqn() const { return hostnqn_; }
+    const std::array<uint8_t, 16> &hostid() const { return hostid_; }
+    uint16_t port_id() const { return port_id_; }
+    const Limits &limits() const { return limits_; }
+    bool is_discovery() const { return subsystem_->is_discovery(); }
+
+    // Properties (Fabrics Property Get/Set).
+    uint64_t cap() const;
+    uint32_t vs() const { return 0x00010400; } // NVMe 1.4
+    uint32_t cc() const { return cc_; }
+    uint32_t csts() const { return csts_.load(std::memory_order_acquire); }
+    // Applies a CC write, running the CC.EN -> CSTS.RDY and CC.SHN -> CSTS.SHST handshakes.
+    void write_cc(uint32_t value);
+    bool ready() const { return csts() & kCstsReady; }
+
+    // Features.
+    uint32_t kato_ms() const { return kato_ms_.load(std::memory_order_relaxed); }
+    void set_kato_ms(uint32_t ms) { kato_ms_.store(ms, std::memory_order_relaxed); }
+    uint16_t io_queues() const { return io_queues_; } // granted I/O queue count
+    void set_io_queues(uint16_t n) { io_queues_ = n; }
+    uint32_t async_event_config = 0;
+    bool volatile_write_cache = true;
+
+    // Keep-alive: any command on any queue of the association counts as traffic.
+    void touch(uint64_t now_ms) { last_activity_ms_.store(now_ms, std::memory_order_relaxed); }
+    bool keep_alive_expired(uint64_t now_ms) const;
+
+    // Teardown: once dead, every queue of the association closes.
+    void kill(const char *why);
+    bool dead() const { return dead_.load(std::memory_order_acquire); }
+
+    // I/O queue ids in use (an I/O Connect claims one; disconnect releases it).
+    bool claim_qid(uint16_t qid);
+    void release_qid(uint16_t qid);
+
+    // Asynchronous events (admin thread only). AERs are parked until an event fires.
+    bool park_aer(Request &req); // false when AERL is exceeded
+    Request *take_aer();         // nullptr when none is parked
+    size_t parked_aers() const { return aer_count_; }
+
+    // Namespace change tracking for log page 04h and the namespace-attribute-changed event.
+    // Returns true when an event should be raised (changes seen and the event is unmasked).
+    bool collect_namespace_changes();
+    // Copies the changed list (nsids, zero terminated) and, unless retain, clears it and
+    // re-arms the event.
+    size_t read_changed_namespaces(uint32_t *out, size_t max, bool retain);
+    bool ns_event_masked() const { return ns_event_masked_; }
+    void mask_ns_event() { ns_event_masked_ = true; }
+
+  private:
+    static constexpr uint16_t kMaxQid = 64;
+
+    uint16_t cntlid_;
+    std::shared_ptr<Subsystem> subsystem_;
+    std::string hostnqn_;
+    std::array<uint8_t, 16> hostid_;
+    uint16_t port_id_;
+    Limits limits_;
+
+    uint32_t cc_ = 0;
+    std::atomic<uint32_t> csts_{0};
+    std::atomic<uint32_t> kato_ms_;
+    uint16_t io_queues_;
+    std::atomic<uint64_t> last_activity_ms_{0};
+    std::atomic<bool> dead_{false};
+    std::array<std::atomic<bool>, kMaxQid + 1> qid_in_use_{};
+
+    std::array<Request *, 16> aers_{};
+    size_t aer_count_ = 0;
+
+    uint64_t ns_generation_seen_ = 0;
+    uint64_t active_ns_mask_ = 0;
+    std::array<uint32_t, kMaxNamespaces> changed_{};
+    size_t changed_count_ = 0;
+    bool ns_event_masked_ = false;
+};
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,22 @@
+// Sizes the target advertises and preallocates for. One place, so Identify, CAP, ICResp and
+// the transports' buffers agree.
+#pragma once
+
+#include <cstdint>
+
+namespace skiff::nvmeof::target {
+
+struct Limits {
+    uint16_t max_queue_depth = 128;      // CAP.MQES + 1 for I/O queues
+    uint16_t max_admin_queue_depth = 32; // Linux uses 32 (sqsize 31)
+    uint16_t max_io_queues = 64;         // granted by Set Features Number of Queues
+    uint32_t max_transfer = 128 * 1024;  // MDTS in bytes (CAP.MPSMIN is 4 KiB)
+    uint32_t in_capsule_data = 8192;     // IOCCSZ = (64 + this) / 16; admin gets the same
+    uint16_t aer_limit = 4;              // AERL + 1
+    uint32_t discovery_kato_ms = 120000; // used when a discovery host sends KATO 0 (as nvmet)
+};
+
+// MDTS as Identify reports it: log2(max_transfer / 4096).
+uint8_t mdts_field(const Limits &limits);
+
+} // namespace skiff::nvmeof::target

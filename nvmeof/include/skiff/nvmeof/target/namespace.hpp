@@ -1,0 +1,47 @@
+// One namespace of a subsystem: identifiers, geometry, and the device that stores it.
+#pragma once
+
+#include "skiff/nvmeof/target/block_device.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+namespace skiff::nvmeof::target {
+
+struct NamespaceIds {
+    std::array<uint8_t, 16> uuid{};
+    std::array<uint8_t, 16> nguid{};
+    std::array<uint8_t, 8> eui64{}; // all zero: not reported
+};
+
+class Namespace {
+  public:
+    // block_size must be a power of two >= 512 dividing the device size.
+    Namespace(uint32_t nsid, uint32_t block_size, std::shared_ptr<BlockDevice> device, NamespaceIds ids);
+
+    uint32_t nsid() const { return nsid_; }
+    uint32_t block_size() const { return block_size_; }
+    uint8_t block_shift() const { return block_shift_; }
+    uint64_t num_blocks() const { return num_blocks_; }
+    const NamespaceIds &ids() const { return ids_; }
+    BlockDevice &device() const { return *device_; }
+
+    // True when [slba, slba + nlb) lies inside the namespace.
+    bool contains(uint64_t slba, uint64_t nlb) const {
+        return slba < num_blocks_ && nlb <= num_blocks_ - slba;
+    }
+
+  private:
+    uint32_t nsid_;
+    uint32_t block_size_;
+    uint8_t block_shift_;
+    uint64_t num_blocks_;
+    std::shared_ptr<BlockDevice> device_;
+    NamespaceIds ids_;
+};
+
+// A UUID, NGUID and EUI-64 derived from a subsystem NQN and nsid, stable across restarts.
+NamespaceIds derive_namespace_ids(const std::string_view nqn, uint32_t nsid);
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,18 @@
+// A transport address the target listens on (nvmet calls it a port) and what it exposes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace skiff::nvmeof::target {
+
+struct Port {
+    uint16_t id = 0;
+    std::string traddr;  // "127.0.0.1"
+    std::string trsvcid; // "4420"
+    // A dedicated discovery listener exposes only the discovery subsystem; an I/O listener
+    // exposes every subsystem and, as Linux nvmet does, the discovery subsystem as well.
+    bool discovery_only = false;
+};
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,89 @@
+// The target side of one queue pair (admin or I/O), independent of the transport. The
+// transport owns the connection and the preallocated requests; it hands each command here:
+//
+//   transport fills req.cmd and req.data_len (from the SGL) -> prepare(req)    (parse)
+//   if prepare() succeeded and the command carries host data -> transport fetches it
+//   -> execute(req) -> ... -> transport_.queue_response(req)                   (complete)
+//
+// Completions always go through TransportOps::queue_response(), possibly later (a parked
+// Asynchronous Event Request completes when an event fires).
+#pragma once
+
+#include "skiff/nvmeof/target/controller.hpp"
+#include "skiff/nvmeof/target/port.hpp"
+#include "skiff/nvmeof/target/request.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace skiff::nvmeof::target {
+
+class Target;
+
+// What the command layer needs from a transport (one table per transport, as nvmet's
+// nvmet_fabrics_ops).
+class TransportOps {
+  public:
+    virtual ~TransportOps() = default;
+    // Sends the data (for kCtrlToHost on success) and the completion of req, then frees it.
+    virtual void queue_response(Request &req) = 0;
+    // A human readable peer name for logs ("127.0.0.1:53422").
+    virtual const char *peer_name() const = 0;
+};
+
+class Queue {
+  public:
+    Queue(Target &target, Port port, TransportOps &transport);
+    ~Queue();
+    Queue(const Queue &) = delete;
+    Queue &operator=(const Queue &) = delete;
+
+    // Parses req (validating it and choosing its handler). Returns false when the command
+    // already failed (req's status is set): the transport then only drains in-capsule data
+    // and calls complete(). data_len must hold the SGL length.
+    bool prepare(Request &req);
+    // Runs a prepared command whose data (if any) is in req.buf.
+    void execute(Request &req);
+    // Finishes req: fills the CQE identity fields and hands it to the transport.
+    void complete(Request &req);
+    // Convenience for transports: prepare + execute for commands without host data.
+    void submit(Request &req);
+
+    // Called by the owning poll group about every 100 ms and on demand: delivers async
+    // events, enforces keep-alive. Returns false when the queue must close.
+    bool poll(uint64_t now_ms);
+    // Called by the transport when the connection goes away (or on shutdown).
+    void disconnect(const char *why);
+
+    uint16_t qid() const { return qid_; }
+    bool connected() const { return ctrl_ != nullptr; }
+    bool disconnect_requested() const { return disconnect_requested_; }
+    Controller *controller() const { return ctrl_.get(); }
+    Target &target() const { return target_; }
+    const Port &port() const { return port_; }
+    uint16_t depth() const { return sqsize_ + 1u; }
+    bool sq_flow_control_disabled() const { return sqflow_disabled_; }
+    uint64_t now_ms() const { return now_ms_; }
+    TransportOps &transport() const { return transport_; }
+
+    // Fabrics Connect and Disconnect reach into the queue's identity.
+    void bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize, bool sqflow_disabled);
+    void request_disconnect() { disconnect_requested_ = true; }
+
+    // Fused Compare and Write bookkeeping.
+    Request *fused_first = nullptr;
+
+  private:
+    Target &target_;
+    Port port_;
+    TransportOps &transport_;
+    std::shared_ptr<Controller> ctrl_;
+    uint16_t qid_ = 0;
+    uint16_t sqsize_ = 31;
+    uint16_t sq_head_ = 0;
+    bool sqflow_disabled_ = false;
+    bool disconnect_requested_ = false;
+    uint64_t now_ms_ = 0;
+};
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,71 @@
+// An NVM subsystem (or the discovery subsystem): identity, namespaces, and which hosts may
+// connect. Configured before the target starts; namespaces may also be added while it runs
+// (controllers then raise a namespace-attribute-changed event).
+#pragma once
+
+#include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/namespace.hpp"
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace skiff::nvmeof::target {
+
+constexpr const char *kDiscoveryNqn = "nqn.2014-08.org.nvmexpress.discovery";
+// Namespace ids run 1..kMaxNamespaces (Identify Controller NN).
+constexpr uint32_t kMaxNamespaces = 32;
+
+enum class SubsystemKind : uint8_t { kNvm, kDiscovery };
+
+struct SubsystemIdentity {
+    std::string serial = "SKIFF0001";
+    std::string model = "skiff RAM namespace";
+    std::string firmware = "0.1";
+};
+
+class Subsystem {
+  public:
+    Subsystem(std::string nqn, SubsystemKind kind, SubsystemIdentity identity = {});
+
+    const std::string &nqn() const { return nqn_; }
+    SubsystemKind kind() const { return kind_; }
+    bool is_discovery() const { return kind_ == SubsystemKind::kDiscovery; }
+    const SubsystemIdentity &identity() const { return identity_; }
+
+    // Adds a namespace; nsid must be 1..kMaxNamespaces and unused. Safe while I/O runs.
+    Status add_namespace(std::shared_ptr<Namespace> ns);
+    // The namespace with this id, or nullptr. Lock-free: used per I/O.
+    Namespace *find_namespace(uint32_t nsid) const {
+        if (nsid == 0 || nsid > kMaxNamespaces) return nullptr;
+        return slots_[nsid - 1].load(std::memory_order_acquire);
+    }
+    // Bumped whenever the namespace list changes; controllers compare it to raise events.
+    uint64_t namespace_generation() const { return ns_generation_.load(std::memory_order_acquire); }
+
+    // Host access: any host, or only the NQNs on the list.
+    void set_allow_any_host(bool allow) { allow_any_host_ = allow; }
+    bool allow_any_host() const { return allow_any_host_; }
+    void allow_host(const std::string &hostnqn) { allowed_hosts_.push_back(hostnqn); }
+    bool host_allowed(std::string_view hostnqn) const;
+
+  private:
+    std::string nqn_;
+    SubsystemKind kind_;
+    SubsystemIdentity identity_;
+    std::array<std::atomic<Namespace *>, kMaxNamespaces> slots_{};
+    std::vector<std::shared_ptr<Namespace>> owned_; // keeps namespaces alive; guarded by mu_
+    std::mutex mu_;                                 // control plane only (add_namespace)
+    std::atomic<uint64_t> ns_generation_{0};
+    bool allow_any_host_ = true;
+    std::vector<std::string> allowed_hosts_;
+};
+
+// NQN syntax check (NVMe Base spec 4.5): "nqn.yyyy-mm.reverse.domain:..." or the UUID form, at
+// most 223 bytes. Returns an empty string when valid, else what is wrong.
+std::string check_nqn(std::string_view nqn);
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,60 @@
+// The target: its subsystems (including discovery), its ports, and the live controllers.
+// Everything here is control plane (Connect, discovery, teardown), guarded by one mutex; the
+// per-I/O path never comes here.
+#pragma once
+
+#include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/controller.hpp"
+#include "skiff/nvmeof/target/limits.hpp"
+#include "skiff/nvmeof/target/port.hpp"
+#include "skiff/nvmeof/target/subsystem.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace skiff::nvmeof::target {
+
+class Target {
+  public:
+    explicit Target(Limits limits = {});
+
+    const Limits &limits() const { return limits_; }
+
+    Status add_subsystem(std::shared_ptr<Subsystem> subsystem);
+    std::shared_ptr<Subsystem> find_subsystem(std::string_view nqn) const;
+    std::shared_ptr<Subsystem> discovery_subsystem() const { return discovery_; }
+    std::vector<std::shared_ptr<Subsystem>> subsystems() const;
+
+    // Registers a port; returns it with its id filled in.
+    Port add_port(Port port);
+    std::vector<Port> ports() const;
+    // Whether a host connecting through this port may reach the subsystem at all.
+    bool port_exposes(const Port &port, const Subsystem &subsystem) const;
+
+    // Creates a controller with the next free dynamic id (1..0xFFEF).
+    std::shared_ptr<Controller> create_controller(std::shared_ptr<Subsystem> subsystem, std::string hostnqn,
+                                                  std::array<uint8_t, 16> hostid, uint32_t kato_ms,
+                                                  uint16_t port_id);
+    std::shared_ptr<Controller> find_controller(uint16_t cntlid) const;
+    // Forgets a controller (its admin queue went away); its I/O queues close on their own.
+    void remove_controller(uint16_t cntlid);
+    size_t controller_count() const;
+
+    // Bumped when subsystems, ports or host lists change (discovery log GENCTR).
+    uint64_t discovery_generation() const;
+
+  private:
+    Limits limits_;
+    mutable std::mutex mu_;
+    std::shared_ptr<Subsystem> discovery_;
+    std::vector<std::shared_ptr<Subsystem>> subsystems_;
+    std::vector<Port> ports_;
+    std::map<uint16_t, std::shared_ptr<Controller>> controllers_;
+    uint16_t next_cntlid_ = 1;
+    uint64_t discovery_generation_ = 1;
+};
+
+} // namespace skiff::nvmeof::target

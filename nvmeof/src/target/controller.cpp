@@ -1,0 +1,115 @@
+#include "skiff/nvmeof/target/controller.hpp"
+
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/request.hpp"
+
+namespace skiff::nvmeof::target {
+
+Controller::Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, std::string hostnqn,
+                       std::array<uint8_t, 16> hostid, uint32_t kato_ms, uint16_t port_id,
+                       const Limits &limits)
+    : cntlid_(cntlid), subsystem_(std::move(subsystem)), hostnqn_(std::move(hostnqn)), hostid_(hostid),
+      port_id_(port_id), limits_(limits), kato_ms_(kato_ms), io_queues_(limits.max_io_queues) {
+    // Namespaces present at association time are not "changed".
+    ns_generation_seen_ = subsystem_->namespace_generation();
+    for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
+        if (subsystem_->find_namespace(nsid)) active_ns_mask_ |= 1ull << (nsid - 1);
+}
+
+uint64_t Controller::cap() const {
+    uint64_t mqes = static_cast<uint64_t>(limits_.max_queue_depth - 1);
+    uint64_t cqr = 1ull << 16;        // contiguous queues required
+    uint64_t to = 15ull << 24;        // ready timeout: 7.5 s in 500 ms units
+    uint64_t css_nvm = 1ull << 37;    // NVM command set
+    return mqes | cqr | to | css_nvm; // MPSMIN = MPSMAX = 0 (4 KiB)
+}
+
+void Controller::write_cc(uint32_t value) {
+    uint32_t old = cc_;
+    cc_ = value;
+    uint32_t csts = csts_.load();
+    bool en = value & kCcEnable, was_en = old & kCcEnable;
+    uint32_t shn = (value >> kCcShnShift) & 0x3;
+    if (en && !was_en) {
+        csts |= kCstsReady;
+        csts &= ~(0x3u << kCstsShstShift);
+    } else if (!en && was_en) {
+        csts &= ~kCstsReady;
+    }
+    if (shn && !((old >> kCcShnShift) & 0x3)) {
+        // Nothing is cached: a shutdown completes at once.
+        csts = (csts & ~(0x3u << kCstsShstShift)) | kCstsShstComplete;
+    } else if (!shn) {
+        csts &= ~(0x3u << kCstsShstShift);
+    }
+    csts_.store(csts, std::memory_order_release);
+}
+
+bool Controller::keep_alive_expired(uint64_t now_ms) const {
+    uint32_t kato = kato_ms();
+    if (kato == 0) return false;
+    uint64_t last = last_activity_ms_.load(std::memory_order_relaxed);
+    return now_ms > last && now_ms - last > kato;
+}
+
+void Controller::kill(const char *why) {
+    if (dead_.exchange(true)) return;
+    csts_.fetch_or(kCstsFatal);
+    skiff::log::get("nvmeof")->info("controller {} of {} (host {}) torn down: {}", cntlid_, subsystem_->nqn(),
+                                    hostnqn_, why);
+}
+
+bool Controller::claim_qid(uint16_t qid) {
+    if (qid == 0 || qid > kMaxQid) return false;
+    return !qid_in_use_[qid].exchange(true);
+}
+
+void Controller::release_qid(uint16_t qid) {
+    if (qid > 0 && qid <= kMaxQid) qid_in_use_[qid].store(false);
+}
+
+bool Controller::park_aer(Request &req) {
+    if (aer_count_ >= limits_.aer_limit || aer_count_ >= aers_.size()) return false;
+    aers_[aer_count_++] = &req;
+    return true;
+}
+
+Request *Controller::take_aer() {
+    if (aer_count_ == 0) return nullptr;
+    Request *req = aers_[0];
+    for (size_t i = 1; i < aer_count_; ++i) aers_[i - 1] = aers_[i];
+    --aer_count_;
+    return req;
+}
+
+bool Controller::collect_namespace_changes() {
+    uint64_t gen = subsystem_->namespace_generation();
+    if (gen != ns_generation_seen_) {
+        ns_generation_seen_ = gen;
+        uint64_t mask = 0;
+        for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
+            if (subsystem_->find_namespace(nsid)) mask |= 1ull << (nsid - 1);
+        uint64_t diff = mask ^ active_ns_mask_;
+        active_ns_mask_ = mask;
+        for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
+            if (!(diff & (1ull << (nsid - 1)))) continue;
+            bool listed = false;
+            for (size_t i = 0; i < changed_count_; ++i) listed |= changed_[i] == nsid;
+            if (!listed && changed_count_ < changed_.size()) changed_[changed_count_++] = nsid;
+        }
+    }
+    constexpr uint32_t kAecNamespaceAttr = 1u << 8;
+    return changed_count_ > 0 && !ns_event_masked_ && (async_event_config & kAecNamespaceAttr);
+}
+
+size_t Controller::read_changed_namespaces(uint32_t *out, size_t max, bool retain) {
+    size_t n = std::min(changed_count_, max);
+    for (size_t i = 0; i < n; ++i) out[i] = changed_[i];
+    if (!retain) {
+        changed_count_ = 0;
+        ns_event_masked_ = false;
+    }
+    return n;
+}
+
+} // namespace skiff::nvmeof::target

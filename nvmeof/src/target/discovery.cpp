@@ -1,0 +1,58 @@
+// The discovery log page: one entry per (subsystem, port) the connecting host may reach, plus
+// the current discovery subsystem on the port it came through.
+#include "discovery.hpp"
+
+#include "commands.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+
+#include <cstring>
+
+namespace skiff::nvmeof::target::detail {
+namespace {
+
+nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t subtype) {
+    nvmf_disc_log_entry e{};
+    e.trtype = NVMF_TRTYPE_TCP;
+    e.adrfam = NVMF_ADDR_FAMILY_IP4;
+    e.subtype = subtype;
+    e.treq = NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW;
+    e.portid = port.id;
+    e.cntlid = 0xFFFF; // dynamic controller model
+    e.asqsz = 32;
+    std::strncpy(e.trsvcid, port.trsvcid.c_str(), sizeof(e.trsvcid) - 1);
+    std::strncpy(e.subnqn, nqn.c_str(), sizeof(e.subnqn) - 1);
+    std::strncpy(e.traddr, port.traddr.c_str(), sizeof(e.traddr) - 1);
+    e.tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+    return e;
+}
+
+} // namespace
+
+void execute_discovery_log(Request &req) {
+    Queue &q = *req.queue;
+    Target &target = q.target();
+    const std::string &hostnqn = q.controller()->hostnqn();
+    uint64_t offset = req.cmd.cdw12 | (static_cast<uint64_t>(req.cmd.cdw13) << 32);
+    PageWindow w(req.buf, offset, req.data_len);
+
+    uint64_t numrec = 0;
+    auto add = [&](const nvmf_disc_log_entry &e) {
+        w.put(sizeof(nvmf_discovery_log) + numrec * sizeof(nvmf_disc_log_entry), &e, sizeof(e));
+        ++numrec;
+    };
+    for (const Port &port : target.ports()) {
+        if (port.discovery_only) continue;
+        for (const auto &subsys : target.subsystems())
+            if (subsys->host_allowed(hostnqn)) add(make_entry(port, subsys->nqn(), NVME_NQN_NVME));
+    }
+    add(make_entry(q.port(), kDiscoveryNqn, NVME_NQN_CURR));
+
+    nvmf_discovery_log header{};
+    header.genctr = target.discovery_generation();
+    header.numrec = numrec;
+    header.recfmt = 0;
+    w.put(0, &header, sizeof(header));
+    complete(req);
+}
+
+} // namespace skiff::nvmeof::target::detail

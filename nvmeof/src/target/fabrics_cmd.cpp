@@ -1,0 +1,189 @@
+// Fabrics commands: Connect, Property Get/Set, Disconnect.
+#include "commands.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+
+#include <cstddef>
+#include <cstring>
+
+namespace skiff::nvmeof::target::detail {
+namespace {
+
+using wire::ConnectCmd;
+using wire::PropertyCmd;
+
+// Connect "invalid parameters" result: IPO in bits 15:0, IATTR bit 16 set when the offset is
+// into the connect data rather than the command.
+void fail_connect_param(Request &req, bool in_data, uint32_t offset) {
+    req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAM);
+    req.cqe.result = offset | (in_data ? (1u << 16) : 0u);
+}
+
+std::string nqn_field(const char *field) {
+    return std::string(field, strnlen(field, NVME_NQN_LENGTH));
+}
+
+// The host NQN must be NUL terminated within its 256 bytes and well formed.
+bool check_host_nqn(Request &req, const nvmf_connect_data &data, std::string &hostnqn) {
+    if (strnlen(data.hostnqn, NVME_NQN_LENGTH) == NVME_NQN_LENGTH) {
+        fail_connect_param(req, true, offsetof(nvmf_connect_data, hostnqn));
+        return false;
+    }
+    hostnqn = nqn_field(data.hostnqn);
+    if (auto why = check_nqn(hostnqn); !why.empty()) {
+        skiff::log::get("nvmeof")->warn("connect from {} rejected: host NQN: {}",
+                                        req.queue->transport().peer_name(), why);
+        fail_connect_param(req, true, offsetof(nvmf_connect_data, hostnqn));
+        return false;
+    }
+    return true;
+}
+
+void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &data,
+                   const std::string &hostnqn, std::shared_ptr<Subsystem> subsys) {
+    Queue &q = *req.queue;
+    auto log = skiff::log::get("nvmeof");
+    if (cmd.sqsize == 0 || cmd.sqsize >= q.target().limits().max_admin_queue_depth)
+        return fail_connect_param(req, false, offsetof(ConnectCmd, sqsize));
+    if (data.cntlid != 0xFFFF) return fail_connect_param(req, true, offsetof(nvmf_connect_data, cntlid));
+    if (!subsys->host_allowed(hostnqn)) {
+        log->warn("connect from {} rejected: host {} is not allowed on {}", q.transport().peer_name(),
+                  hostnqn, subsys->nqn());
+        req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST);
+        return;
+    }
+    uint32_t kato = cmd.kato;
+    if (subsys->is_discovery() && kato == 0) kato = q.target().limits().discovery_kato_ms;
+    std::array<uint8_t, 16> hostid{};
+    std::memcpy(hostid.data(), data.hostid, 16);
+    auto ctrl = q.target().create_controller(subsys, hostnqn, hostid, kato, q.port().id);
+    if (!ctrl) {
+        req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
+        return;
+    }
+    q.bind(ctrl, 0, cmd.sqsize, cmd.cattr & 0x04);
+    req.cqe.result = ctrl->cntlid();
+    log->info("connect: {} host {} -> {} controller {} (admin queue, kato {} ms)", q.transport().peer_name(),
+              hostnqn, subsys->nqn(), ctrl->cntlid(), kato);
+}
+
+void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &data,
+                const std::string &hostnqn, const Subsystem &subsys) {
+    Queue &q = *req.queue;
+    auto ctrl = q.target().find_controller(data.cntlid);
+    if (!ctrl || ctrl->dead()) return fail_connect_param(req, true, offsetof(nvmf_connect_data, cntlid));
+    if (&ctrl->subsystem() != &subsys)
+        return fail_connect_param(req, true, offsetof(nvmf_connect_data, subsysnqn));
+    if (ctrl->hostnqn() != hostnqn)
+        return fail_connect_param(req, true, offsetof(nvmf_connect_data, hostnqn));
+    if (std::memcmp(ctrl->hostid().data(), data.hostid, 16) != 0)
+        return fail_connect_param(req, true, offsetof(nvmf_connect_data, hostid));
+    if (cmd.sqsize == 0 || cmd.sqsize >= q.target().limits().max_queue_depth)
+        return fail_connect_param(req, false, offsetof(ConnectCmd, sqsize));
+    if (!ctrl->ready()) return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    if (cmd.qid > ctrl->io_queues()) return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
+    if (!ctrl->claim_qid(cmd.qid)) {
+        skiff::log::get("nvmeof")->warn("connect from {}: queue {} of controller {} already exists",
+                                        q.transport().peer_name(), cmd.qid, ctrl->cntlid());
+        return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    }
+    q.bind(ctrl, cmd.qid, cmd.sqsize, cmd.cattr & 0x04);
+    req.cqe.result = ctrl->cntlid();
+    skiff::log::get("nvmeof")->debug("connect: {} I/O queue {} (depth {}) of controller {}",
+                                     q.transport().peer_name(), cmd.qid, cmd.sqsize + 1, ctrl->cntlid());
+}
+
+void execute_connect(Request &req) {
+    const auto &cmd = wire::view_as<ConnectCmd>(req.cmd);
+    nvmf_connect_data data;
+    std::memcpy(&data, req.buf, sizeof(data));
+    Queue &q = *req.queue;
+
+    std::string hostnqn;
+    if (!check_host_nqn(req, data, hostnqn)) return complete(req);
+    std::string subnqn = nqn_field(data.subsysnqn);
+    auto subsys = q.target().find_subsystem(subnqn);
+    if (!subsys || !q.target().port_exposes(q.port(), *subsys)) {
+        skiff::log::get("nvmeof")->warn("connect from {} rejected: no subsystem {} on port {}:{}",
+                                        q.transport().peer_name(), subnqn, q.port().traddr, q.port().trsvcid);
+        fail_connect_param(req, true, offsetof(nvmf_connect_data, subsysnqn));
+        return complete(req);
+    }
+    if (cmd.qid == 0)
+        connect_admin(req, cmd, data, hostnqn, subsys);
+    else
+        connect_io(req, cmd, data, hostnqn, *subsys);
+    complete(req);
+}
+
+void execute_property_get(Request &req) {
+    const auto &cmd = wire::view_as<PropertyCmd>(req.cmd);
+    Controller &ctrl = *req.queue->controller();
+    bool wide = cmd.attrib & 0x7;
+    switch (cmd.offset) {
+    case wire::kPropCap:
+        if (!wide) return (void)(req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD), complete(req));
+        req.cqe.result = ctrl.cap();
+        break;
+    case wire::kPropVs:
+        req.cqe.result = ctrl.vs();
+        break;
+    case wire::kPropCc:
+        req.cqe.result = ctrl.cc();
+        break;
+    case wire::kPropCsts:
+        req.cqe.result = ctrl.csts();
+        break;
+    default:
+        req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    }
+    complete(req);
+}
+
+void execute_property_set(Request &req) {
+    const auto &cmd = wire::view_as<PropertyCmd>(req.cmd);
+    if (cmd.offset == wire::kPropCc && !(cmd.attrib & 0x7))
+        req.queue->controller()->write_cc(static_cast<uint32_t>(cmd.value));
+    else
+        req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    complete(req);
+}
+
+void execute_disconnect(Request &req) {
+    req.queue->request_disconnect();
+    complete(req);
+}
+
+} // namespace
+
+bool parse_fabrics(Request &req) {
+    const auto &cmd = wire::view_as<wire::FabricsCmd>(req.cmd);
+    Queue &q = *req.queue;
+    if (cmd.fctype == wire::kFctConnect) {
+        if (q.connected()) return fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+        const auto &connect = wire::view_as<ConnectCmd>(req.cmd);
+        if (connect.recfmt != 0) return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_FORMAT);
+        if (!expect_transfer(req, sizeof(nvmf_connect_data), DataDir::kHostToCtrl)) return false;
+        req.execute = execute_connect;
+        return true;
+    }
+    if (!q.connected()) return fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    switch (cmd.fctype) {
+    case wire::kFctPropertyGet:
+    case wire::kFctPropertySet:
+        // Properties belong to the controller: admin queue only.
+        if (q.qid() != 0) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+        if (!expect_transfer(req, 0, DataDir::kNone)) return false;
+        req.execute = cmd.fctype == wire::kFctPropertyGet ? execute_property_get : execute_property_set;
+        return true;
+    case wire::kFctDisconnect:
+        if (q.qid() == 0) return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_DISCONNECT_INVALID_QTYPE);
+        if (!expect_transfer(req, 0, DataDir::kNone)) return false;
+        req.execute = execute_disconnect;
+        return true;
+    default:
+        return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+    }
+}
+
+} // namespace skiff::nvmeof::target::detail

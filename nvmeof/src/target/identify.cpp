@@ -1,0 +1,169 @@
+// Identify (CNS 00h, 01h, 02h, 03h, 05h, 06h, 1Ch) for I/O and discovery controllers.
+#include "identify.hpp"
+
+#include "commands.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace skiff::nvmeof::target::detail {
+namespace {
+
+constexpr uint32_t kIdentifyLen = 4096;
+
+// Space padded, not NUL terminated (Identify string fields).
+void put_string(char *dst, size_t n, const std::string &s) {
+    std::memset(dst, ' ', n);
+    std::memcpy(dst, s.data(), std::min(n, s.size()));
+}
+
+void identify_namespace(Request &req) {
+    Namespace *ns = req.queue->controller()->subsystem().find_namespace(req.cmd.nsid);
+    // An inactive (but valid) nsid reads as zeroes.
+    if (ns) fill_identify_namespace(*ns, *reinterpret_cast<nvme_id_ns *>(req.buf));
+    complete(req);
+}
+
+void identify_controller(Request &req) {
+    fill_identify_controller(*req.queue->controller(), *reinterpret_cast<nvme_id_ctrl *>(req.buf));
+    complete(req);
+}
+
+void identify_active_list(Request &req) {
+    auto *list = reinterpret_cast<uint32_t *>(req.buf);
+    size_t n = 0;
+    Subsystem &subsys = req.queue->controller()->subsystem();
+    for (uint32_t nsid = req.cmd.nsid + 1; nsid <= kMaxNamespaces && n < 1024; ++nsid)
+        if (subsys.find_namespace(nsid)) list[n++] = nsid;
+    complete(req);
+}
+
+void identify_descriptors(Request &req) {
+    Namespace *ns = req.queue->controller()->subsystem().find_namespace(req.cmd.nsid);
+    if (!ns) return (void)(req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_NS), complete(req));
+    uint8_t *p = req.buf;
+    auto put = [&](uint8_t type, const void *id, uint8_t len) {
+        p[0] = type;
+        p[1] = len;
+        std::memcpy(p + 4, id, len);
+        p += 4 + len;
+    };
+    const NamespaceIds &ids = ns->ids();
+    static constexpr std::array<uint8_t, 8> kNoEui{};
+    if (ids.eui64 != kNoEui) put(NVME_NIDT_EUI64, ids.eui64.data(), NVME_NIDT_EUI64_LEN);
+    put(NVME_NIDT_NGUID, ids.nguid.data(), NVME_NIDT_NGUID_LEN);
+    put(NVME_NIDT_UUID, ids.uuid.data(), NVME_NIDT_UUID_LEN);
+    uint8_t csi = NVME_CSI_NVM;
+    put(NVME_NIDT_CSI, &csi, NVME_NIDT_CSI_LEN);
+    complete(req);
+}
+
+// CNS 05h / 06h with CSI NVM: nothing beyond the defaults to report, all zeroes.
+void identify_zeroes(Request &req) {
+    complete(req);
+}
+
+void identify_command_sets(Request &req) {
+    req.buf[0] = 1u << NVME_CSI_NVM; // vector 0: the NVM command set only
+    complete(req);
+}
+
+} // namespace
+
+void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
+    std::memset(&id, 0, sizeof(id));
+    const Subsystem &subsys = ctrl.subsystem();
+    const Limits &limits = ctrl.limits();
+    put_string(id.sn, sizeof(id.sn), subsys.identity().serial);
+    put_string(id.mn, sizeof(id.mn), subsys.identity().model);
+    put_string(id.fr, sizeof(id.fr), subsys.identity().firmware);
+    id.rab = 6;
+    id.cmic = NVME_CTRL_CMIC_MULTI_CTRL;
+    id.mdts = mdts_field(limits);
+    id.cntlid = ctrl.cntlid();
+    id.ver = ctrl.vs();
+    id.ctratt = NVME_CTRL_CTRATT_128_ID;
+    id.cntrltype = ctrl.is_discovery() ? NVME_CTRL_CNTRLTYPE_DISCOVERY : NVME_CTRL_CNTRLTYPE_IO;
+    id.acl = 3;
+    id.aerl = static_cast<uint8_t>(limits.aer_limit - 1);
+    id.lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
+    id.kas = 10; // keep-alive granularity: 10 x 100 ms
+    id.sqes = (6 << 4) | 6;
+    id.cqes = (4 << 4) | 4;
+    id.maxcmd = limits.max_queue_depth;
+    id.sgls = (1u << 0) | (1u << 20); // SGLs without alignment; SGL offsets (in-capsule data)
+    std::strncpy(id.subnqn, subsys.nqn().c_str(), sizeof(id.subnqn) - 1);
+    id.ioccsz = (64 + limits.in_capsule_data) / 16;
+    id.iorcsz = 1;
+    id.msdbd = 1;
+    id.ofcs = 1; // Disconnect supported
+    if (ctrl.is_discovery()) {
+        id.maxcmd = limits.max_admin_queue_depth;
+        return;
+    }
+    id.oaes = NVME_CTRL_OAES_NA;
+    id.frmw = (1 << 1) | 1; // one slot, slot 1 read only
+    id.nn = kMaxNamespaces;
+    id.mnan = kMaxNamespaces;
+    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES;
+    id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
+    id.vwc = NVME_CTRL_VWC_PRESENT;
+    id.acwu = 0; // compare and write is atomic up to one block (0's based)
+}
+
+void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
+    std::memset(&id, 0, sizeof(id));
+    id.nsze = id.ncap = id.nuse = ns.num_blocks();
+    id.nlbaf = 0;
+    id.flbas = 0;
+    id.nmic = NVME_NS_NMIC_SHARED;
+    id.dlfeat = 0x09; // deallocated blocks read as zeroes; Write Zeroes may deallocate
+    std::memcpy(id.nguid, ns.ids().nguid.data(), sizeof(id.nguid));
+    std::memcpy(id.eui64, ns.ids().eui64.data(), sizeof(id.eui64));
+    id.lbaf[0].ds = ns.block_shift();
+}
+
+bool parse_identify(Request &req) {
+    if (!expect_transfer(req, kIdentifyLen, DataDir::kCtrlToHost)) return false;
+    std::memset(req.buf, 0, kIdentifyLen);
+    uint8_t cns = req.cmd.cdw10 & 0xFF;
+    uint8_t csi = req.cmd.cdw11 >> 24;
+    uint32_t nsid = req.cmd.nsid;
+    bool discovery = req.queue->controller()->is_discovery();
+    if (discovery && cns != NVME_IDENTIFY_CNS_CTRL) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    auto valid_nsid = [&] { return nsid >= 1 && nsid <= kMaxNamespaces; };
+    switch (cns) {
+    case NVME_IDENTIFY_CNS_NS:
+        if (!valid_nsid()) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
+        req.execute = identify_namespace;
+        return true;
+    case NVME_IDENTIFY_CNS_CTRL:
+        req.execute = identify_controller;
+        return true;
+    case NVME_IDENTIFY_CNS_NS_ACTIVE_LIST:
+        if (nsid >= 0xFFFFFFFE) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
+        req.execute = identify_active_list;
+        return true;
+    case NVME_IDENTIFY_CNS_NS_DESC_LIST:
+        if (!valid_nsid()) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
+        req.execute = identify_descriptors;
+        return true;
+    case NVME_IDENTIFY_CNS_CSI_NS:
+        if (csi != NVME_CSI_NVM) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+        if (!valid_nsid()) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
+        req.execute = identify_zeroes;
+        return true;
+    case NVME_IDENTIFY_CNS_CSI_CTRL:
+        if (csi != NVME_CSI_NVM) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+        req.execute = identify_zeroes;
+        return true;
+    case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
+        req.execute = identify_command_sets;
+        return true;
+    default:
+        return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    }
+}
+
+} // namespace skiff::nvmeof::target::detail

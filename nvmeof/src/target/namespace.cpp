@@ -1,0 +1,37 @@
+#include "skiff/nvmeof/target/namespace.hpp"
+
+#include "skiff/nvmeof/crc32c.hpp"
+
+#include <bit>
+#include <cassert>
+#include <cstring>
+#include <string>
+
+namespace skiff::nvmeof::target {
+
+Namespace::Namespace(uint32_t nsid, uint32_t block_size, std::shared_ptr<BlockDevice> device,
+                     NamespaceIds ids)
+    : nsid_(nsid), block_size_(block_size), block_shift_(static_cast<uint8_t>(std::countr_zero(block_size))),
+      num_blocks_(device->size_bytes() / block_size), device_(std::move(device)), ids_(ids) {
+    assert(std::has_single_bit(block_size) && block_size >= 512);
+}
+
+NamespaceIds derive_namespace_ids(std::string_view nqn, uint32_t nsid) {
+    // Four CRC32C lanes over "nqn/nsid/lane" give 16 stable bytes; good enough for ids that
+    // only need to be unique per target and stable across restarts.
+    auto lane = [&](uint32_t i) {
+        std::string s = std::string(nqn) + "/" + std::to_string(nsid) + "/" + std::to_string(i);
+        return crc32c(s.data(), s.size());
+    };
+    NamespaceIds ids;
+    for (uint32_t i = 0; i < 4; ++i) {
+        uint32_t v = lane(i);
+        std::memcpy(ids.nguid.data() + 4 * i, &v, 4);
+    }
+    ids.uuid = ids.nguid;
+    ids.uuid[6] = static_cast<uint8_t>((ids.uuid[6] & 0x0F) | 0x80); // version 8 (custom)
+    ids.uuid[8] = static_cast<uint8_t>((ids.uuid[8] & 0x3F) | 0x80); // RFC 4122 variant
+    return ids;
+}
+
+} // namespace skiff::nvmeof::target

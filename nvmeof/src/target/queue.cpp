@@ -1,0 +1,135 @@
+#include "skiff/nvmeof/target/queue.hpp"
+
+#include "commands.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+
+#include <cstring>
+
+namespace skiff::nvmeof::target {
+
+Queue::Queue(Target &target, Port port, TransportOps &transport)
+    : target_(target), port_(std::move(port)), transport_(transport) {}
+
+Queue::~Queue() {
+    disconnect("queue destroyed");
+}
+
+void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize, bool sqflow_disabled) {
+    ctrl_ = std::move(ctrl);
+    qid_ = qid;
+    sqsize_ = sqsize;
+    sqflow_disabled_ = sqflow_disabled;
+    ctrl_->touch(now_ms_);
+}
+
+bool Queue::prepare(Request &req) {
+    req.queue = this;
+    req.cqe = {};
+    sq_head_ = static_cast<uint16_t>(sq_head_ == sqsize_ ? 0 : sq_head_ + 1);
+    if (ctrl_) ctrl_->touch(now_ms_);
+
+    bool ok;
+    if (req.cmd.opcode == wire::kFabricsOpcode) {
+        ok = detail::parse_fabrics(req);
+    } else if (!ctrl_) {
+        // Only Connect may come before the queue is connected.
+        ok = detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    } else if (qid_ == 0) {
+        ok = ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
+    } else {
+        ok = detail::parse_io(req);
+    }
+    if (!ok && fused_first && fused_first != &req && req.cmd.fuse() == 0) {
+        // A fused first half must be followed by its second half; it was not.
+        fused_first->fail(NVME_SCT_GENERIC, NVME_SC_FUSED_MISSING);
+        Request *first = fused_first;
+        fused_first = nullptr;
+        if (first->fused_waiting) complete(*first);
+    }
+    return ok;
+}
+
+void Queue::execute(Request &req) {
+    req.data_ready = true;
+    req.execute(req);
+}
+
+void Queue::submit(Request &req) {
+    if (prepare(req))
+        execute(req);
+    else
+        complete(req);
+}
+
+void Queue::complete(Request &req) {
+    req.cqe.sq_id = qid_;
+    req.cqe.sq_head = sqflow_disabled_ ? 0xFFFF : sq_head_;
+    req.cqe.cid = req.cmd.cid;
+    transport_.queue_response(req);
+}
+
+bool Queue::poll(uint64_t now_ms) {
+    now_ms_ = now_ms;
+    if (!ctrl_) return true;
+    if (ctrl_->dead()) return false;
+    if (qid_ != 0) return true;
+    if (ctrl_->keep_alive_expired(now_ms)) {
+        skiff::log::get("nvmeof")->warn("keep-alive timeout ({} ms) on controller {} (host {})",
+                                        ctrl_->kato_ms(), ctrl_->cntlid(), ctrl_->hostnqn());
+        ctrl_->kill("keep-alive timer expired");
+        return false;
+    }
+    if (ctrl_->parked_aers() && ctrl_->collect_namespace_changes()) {
+        Request *aer = ctrl_->take_aer();
+        // Notice (type 2), namespace attribute changed (info 0), log page 04h.
+        aer->cqe.result = NVME_AER_NOTICE | (NVME_LOG_LID_CHANGED_NS << 16);
+        ctrl_->mask_ns_event();
+        complete(*aer);
+    }
+    return true;
+}
+
+void Queue::disconnect(const char *why) {
+    if (!ctrl_) return;
+    auto log = skiff::log::get("nvmeof");
+    if (qid_ == 0) {
+        log->info("disconnect: {} admin queue of controller {} ({}): {}", transport_.peer_name(),
+                  ctrl_->cntlid(), ctrl_->subsystem().nqn(), why);
+        target_.remove_controller(ctrl_->cntlid());
+        ctrl_->kill("admin queue closed");
+    } else {
+        log->debug("disconnect: {} I/O queue {} of controller {}: {}", transport_.peer_name(), qid_,
+                   ctrl_->cntlid(), why);
+        ctrl_->release_qid(qid_);
+    }
+    ctrl_.reset();
+    fused_first = nullptr;
+}
+
+namespace detail {
+
+bool expect_transfer(Request &req, uint32_t len, DataDir dir) {
+    if (req.data_len != len) return fail(req, NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA);
+    req.dir = len ? dir : DataDir::kNone;
+    return true;
+}
+
+bool check_ready(Request &req) {
+    Controller *ctrl = req.queue->controller();
+    uint32_t csts = ctrl->csts();
+    if (csts & kCstsFatal) return fail(req, NVME_SCT_GENERIC, NVME_SC_INTERNAL, false);
+    if (!(csts & kCstsReady)) return fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    return true;
+}
+
+void PageWindow::put(uint64_t page_off, const void *src, size_t n) {
+    uint64_t begin = std::max(page_off, offset_);
+    uint64_t end = std::min(page_off + n, offset_ + len_);
+    if (begin >= end) return;
+    std::memcpy(dst_ + (begin - offset_), static_cast<const uint8_t *>(src) + (begin - page_off),
+                end - begin);
+}
+
+} // namespace detail
+} // namespace skiff::nvmeof::target

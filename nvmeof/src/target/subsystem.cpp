@@ -1,0 +1,58 @@
+#include "skiff/nvmeof/target/subsystem.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace skiff::nvmeof::target {
+
+Subsystem::Subsystem(std::string nqn, SubsystemKind kind, SubsystemIdentity identity)
+    : nqn_(std::move(nqn)), kind_(kind), identity_(std::move(identity)) {}
+
+Status Subsystem::add_namespace(std::shared_ptr<Namespace> ns) {
+    if (is_discovery())
+        return make_error(DOCA_ERROR_NOT_PERMITTED, "the discovery subsystem has no namespaces");
+    uint32_t nsid = ns->nsid();
+    if (nsid == 0 || nsid > kMaxNamespaces)
+        return make_error(DOCA_ERROR_INVALID_VALUE, "namespace id " + std::to_string(nsid) +
+                                                        " is out of range: use 1.." +
+                                                        std::to_string(kMaxNamespaces));
+    std::lock_guard lock(mu_);
+    if (slots_[nsid - 1].load()) {
+        return make_error(DOCA_ERROR_ALREADY_EXIST,
+                          "namespace id " + std::to_string(nsid) + " is already used in " + nqn_);
+    }
+    owned_.push_back(ns);
+    slots_[nsid - 1].store(ns.get(), std::memory_order_release);
+    ns_generation_.fetch_add(1, std::memory_order_acq_rel);
+    return Status::success();
+}
+
+bool Subsystem::host_allowed(std::string_view hostnqn) const {
+    if (allow_any_host_ || is_discovery()) return true;
+    return std::find(allowed_hosts_.begin(), allowed_hosts_.end(), hostnqn) != allowed_hosts_.end();
+}
+
+std::string check_nqn(std::string_view nqn) {
+    if (nqn.empty()) return "the NQN is empty; expected \"nqn.yyyy-mm.reverse.domain:name\"";
+    if (nqn.size() > 223)
+        return "the NQN is " + std::to_string(nqn.size()) + " bytes long; at most 223 are allowed";
+    if (nqn == kDiscoveryNqn) return {};
+    constexpr std::string_view kUuidPrefix = "nqn.2014-08.org.nvmexpress:uuid:";
+    if (nqn.starts_with(kUuidPrefix)) {
+        if (nqn.size() != kUuidPrefix.size() + 36)
+            return "a UUID NQN needs a 36-character UUID after \"uuid:\"";
+        return {};
+    }
+    // nqn.yyyy-mm.<reverse domain>[:<anything>]
+    auto digits = [&](size_t pos, size_t n) {
+        if (nqn.size() < pos + n) return false;
+        return std::all_of(nqn.begin() + pos, nqn.begin() + pos + n, [](char c) { return std::isdigit(c); });
+    };
+    if (!nqn.starts_with("nqn.") || !digits(4, 4) || nqn.size() < 12 || nqn[8] != '-' || !digits(9, 2) ||
+        nqn[11] != '.')
+        return "\"" + std::string(nqn) + "\" does not start with \"nqn.yyyy-mm.\"";
+    if (nqn.size() == 12 || nqn[12] == ':' || nqn[12] == '.') return "the NQN has no domain after the date";
+    return {};
+}
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,45 @@
+#include "send_queue.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <sys/socket.h>
+
+namespace skiff::nvmeof::tcp {
+
+SendItem *SendQueue::reserve() {
+    if (size_ == items_.size()) return nullptr;
+    SendItem &it = items_[tail_];
+    it = SendItem{};
+    return &it;
+}
+
+// One sendmsg() over up to 64 iovecs from the head, skipping what was already sent.
+ssize_t SendQueue::send_batch(int fd) {
+    constexpr int kMaxIov = 64;
+    iovec iov[kMaxIov];
+    int cnt = 0;
+    size_t skip = head_sent_;
+    size_t i = head_;
+    for (size_t n = 0; n < size_ && cnt < kMaxIov - 4; ++n, i = next(i)) {
+        const SendItem &it = items_[i];
+        for (int k = 0; k < it.iovcnt; ++k) {
+            iovec v = it.iov[k];
+            if (skip >= v.iov_len) {
+                skip -= v.iov_len;
+                continue;
+            }
+            v.iov_base = static_cast<uint8_t *>(v.iov_base) + skip;
+            v.iov_len -= skip;
+            skip = 0;
+            iov[cnt++] = v;
+        }
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = cnt;
+    ssize_t n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -1;
+    return n;
+}
+
+} // namespace skiff::nvmeof::tcp

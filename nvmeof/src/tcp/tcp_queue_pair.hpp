@@ -1,0 +1,108 @@
+// Internal: the NVMe/TCP queue pair behind TcpConnection. Receives PDUs with exact-size reads
+// straight into their destination (headers into a small buffer, data into the request's slot
+// buffer: no extra copy), and sends through a batched SendQueue.
+#pragma once
+
+#include "send_queue.hpp"
+#include "skiff/nvmeof/target/queue.hpp"
+#include "skiff/nvmeof/tcp/tcp_connection.hpp"
+#include "tcp_request.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace skiff::nvmeof::tcp {
+
+class TcpQueuePair final : public TcpConnection, public target::TransportOps {
+  public:
+    TcpQueuePair(int fd, std::string peer, target::Target &target, target::Port port);
+    ~TcpQueuePair() override;
+
+    // TcpConnection
+    int fd() const override { return fd_; }
+    const std::string &peer() const override { return peer_; }
+    void on_readable() override;
+    void on_writable() override { flush(); }
+    bool wants_write() const override { return !sendq_.empty(); }
+    void poll(uint64_t now_ms) override;
+    bool finished() const override { return finished_; }
+    void close(const char *why) override { finish(why); }
+
+    // target::TransportOps
+    void queue_response(target::Request &req) override;
+    const char *peer_name() const override { return peer_.c_str(); }
+
+  private:
+    enum class RecvState : uint8_t { kCommonHeader, kPduHeader, kPad, kData, kDataDigest, kStopped };
+
+    // Receive stages.
+    void expect(RecvState state, uint8_t *dst, uint32_t len);
+    void step(); // the current stage's bytes are all here
+    void on_common_header();
+    void on_pdu_header();
+    void on_data_done();
+    void expect_payload(TcpRequest *req, uint8_t *dst, uint32_t len);
+    void next_pdu() { expect(RecvState::kCommonHeader, rx_hdr_, sizeof(wire::tcp::CommonHeader)); }
+
+    // PDU handlers.
+    void handle_icreq();
+    void handle_capsule();
+    void handle_h2c_data();
+    uint16_t check_sgl(TcpRequest &req, uint32_t in_capsule_len);
+
+    // Request transitions.
+    TcpRequest *alloc_request();
+    void free_request(TcpRequest &req);
+    void after_host_data(TcpRequest &req); // all host data (or none) is here: R2T or execute
+    void send_r2t(TcpRequest &req);
+    void send_c2h_data(TcpRequest &req, bool success_flag);
+    void send_response(TcpRequest &req);
+    void set_state(TcpRequest &req, TcpRequestState state);
+
+    // Connection level.
+    void fatal(uint16_t fes, uint32_t fei, const char *what);
+    void send_control(const void *data, size_t len);
+    void flush();
+    void finish(const char *why);
+    void put_header_digest(uint8_t *pdu, uint32_t hlen) const;
+
+    int fd_;
+    std::string peer_;
+    target::Target &target_;
+    target::Queue queue_;
+    const target::Limits limits_;
+
+    // Negotiated at ICReq.
+    bool ic_done_ = false;
+    bool hdgst_ = false, ddgst_ = false;
+    uint32_t c2h_align_ = 4; // (HPDA + 1) * 4
+
+    // Receive state: the current stage reads `rx_left_` more bytes into `rx_ptr_`.
+    RecvState rx_state_ = RecvState::kCommonHeader;
+    uint8_t *rx_ptr_ = nullptr;
+    uint32_t rx_left_ = 0;
+    alignas(8) uint8_t rx_hdr_[256];
+    uint8_t rx_pad_[256];
+    uint32_t rx_ddgst_ = 0;
+    uint32_t rx_header_len_ = 0; // HLEN + header digest of the current PDU
+    uint32_t rx_pad_len_ = 0;
+    uint32_t rx_data_len_ = 0;
+    TcpRequest *rx_req_ = nullptr; // whose data is arriving
+    uint8_t *rx_data_ = nullptr;
+
+    // Requests and their data buffers (one mapping, max_transfer bytes per slot).
+    std::vector<TcpRequest> reqs_;
+    std::vector<uint16_t> free_;
+    uint8_t *buffers_ = nullptr;
+    size_t buffers_len_ = 0;
+
+    SendQueue sendq_;
+    alignas(8) uint8_t ctrl_pdu_[2][sizeof(wire::tcp::TermReq) + 128 + 128];
+    int ctrl_pdu_next_ = 0;
+    bool close_when_sent_ = false;
+    bool finished_ = false;
+    const char *close_reason_ = "";
+};
+
+} // namespace skiff::nvmeof::tcp

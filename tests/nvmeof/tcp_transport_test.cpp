@@ -1,0 +1,281 @@
+// NVMe/TCP transport over a real loopback socket: raw PDUs in, PDUs out.
+#include "raw_tcp_client.hpp"
+#include "target_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <numeric>
+
+namespace skiff::test {
+namespace {
+
+namespace tgt = nvmeof::target;
+
+// Connects an I/O queue (qid 1) of controller cntlid on a new client.
+void bring_up_io(RawTcpClient &io, uint16_t cntlid, uint8_t dgst = 0) {
+    io.icreq(dgst);
+    auto cqe = io.fabrics_connect(1, cntlid, kSubNqn, kHostNqn, 127);
+    ASSERT_EQ(cqe.status, 0);
+}
+
+w::Sqe rw(uint8_t opcode, uint64_t slba, uint32_t nlb) {
+    w::Sqe s{};
+    s.opcode = opcode;
+    s.nsid = 1;
+    s.cdw10 = static_cast<uint32_t>(slba);
+    s.cdw11 = static_cast<uint32_t>(slba >> 32);
+    s.cdw12 = nlb - 1;
+    return s;
+}
+
+// A C2HTermReq with this FES must arrive, then the target closes the connection.
+void expect_term_req(RawTcpClient &c, uint16_t fes, std::optional<uint32_t> fei = std::nullopt) {
+    auto pdu = c.recv_pdu();
+    ASSERT_TRUE(pdu.has_value()) << "connection closed without a C2HTermReq";
+    ASSERT_EQ(pdu->ch.type, wt::kC2HTermReq);
+    const auto &term = pdu->as<wt::TermReq>();
+    EXPECT_EQ(term.fes, fes);
+    if (fei) {
+        EXPECT_EQ(term.fei, *fei);
+    }
+    EXPECT_GE(pdu->ch.plen, 24u);
+    EXPECT_LE(pdu->ch.plen, 24u + 128u);
+    EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST(TcpTransport, IcRespAdvertisesLimitsAndEchoesDigests) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    auto resp = c.icreq(wt::kDgstHeader | wt::kDgstData, 3);
+    EXPECT_EQ(resp.ch.hlen, 128);
+    EXPECT_EQ(resp.ch.plen, 128u);
+    EXPECT_EQ(resp.pfv, 0);
+    EXPECT_EQ(resp.cpda, 0);
+    EXPECT_EQ(resp.dgst, wt::kDgstHeader | wt::kDgstData);
+    EXPECT_EQ(resp.maxh2cdata, 128u * 1024u);
+    EXPECT_EQ(resp.maxh2cdata % 4, 0u);
+
+    RawTcpClient plain(t.io_port);
+    EXPECT_EQ(plain.icreq(0).dgst, 0);
+}
+
+TEST(TcpTransport, WriteThenReadBackInCapsuleAndR2TWithDigests) {
+    LiveTarget t;
+    for (uint8_t dgst : {0, wt::kDgstHeader | wt::kDgstData}) {
+        RawTcpClient admin(t.io_port);
+        admin.icreq(dgst);
+        auto cqe = admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn);
+        ASSERT_EQ(cqe.status, 0);
+        uint16_t cntlid = static_cast<uint16_t>(cqe.result);
+        ASSERT_EQ(admin.property(true, w::kPropCc, 1).status, 0);
+        RawTcpClient io(t.io_port);
+        bring_up_io(io, cntlid, dgst);
+
+        std::vector<uint8_t> small(4096), big(64 * 1024);
+        std::iota(small.begin(), small.end(), uint8_t(dgst));
+        std::iota(big.begin(), big.end(), uint8_t(dgst + 7));
+        // 4 KiB goes in-capsule; 64 KiB needs R2T / H2CData.
+        ASSERT_EQ(io.command(rw(nvme_cmd_write, 8, 8), nullptr, 0, small.data(), 4096).status, 0);
+        ASSERT_EQ(io.command(rw(nvme_cmd_write, 100, 128), nullptr, 0, big.data(), 65536, false).status, 0);
+        EXPECT_EQ(io.last_r2t.r2tl, 65536u);
+        EXPECT_EQ(io.last_r2t.r2to, 0u);
+
+        std::vector<uint8_t> got;
+        ASSERT_EQ(io.command(rw(nvme_cmd_read, 8, 8), &got, 4096).status, 0);
+        EXPECT_EQ(got, small);
+        got.clear();
+        ASSERT_EQ(io.command(rw(nvme_cmd_read, 100, 128), &got, 65536).status, 0);
+        EXPECT_EQ(got, big);
+    }
+}
+
+TEST(TcpTransport, C2HDataHonoursHostPduAlignment) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    admin.icreq(0, 7); // HPDA 7: data offsets aligned to 32 bytes
+    ASSERT_EQ(admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn).status, 0);
+    ASSERT_EQ(admin.property(true, w::kPropCc, 1).status, 0);
+    w::Sqe id{};
+    id.opcode = nvme_admin_identify;
+    id.cdw10 = NVME_IDENTIFY_CNS_CTRL;
+    std::vector<uint8_t> data;
+    ASSERT_EQ(admin.command(id, &data, 4096).status, 0);
+    EXPECT_EQ(admin.last_c2h_pdo % 32, 0u);
+    EXPECT_GE(admin.last_c2h_pdo, 24u);
+    EXPECT_EQ(data.size(), 4096u);
+}
+
+TEST(TcpTransport, WrongPfvGetsUnsupportedParameter) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    wt::IcReq req{};
+    req.ch = {wt::kIcReq, 0, 128, 0, 128};
+    req.pfv = 1;
+    c.send_raw(&req, sizeof(req));
+    expect_term_req(c, wt::kFesUnsupportedParameter, offsetof(wt::IcReq, pfv));
+}
+
+TEST(TcpTransport, BadHlenGetsInvalidHeaderFieldPointingAtHlen) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    wt::IcReq req{};
+    req.ch = {wt::kIcReq, 0, 100, 0, 128};
+    c.send_raw(&req, sizeof(req));
+    expect_term_req(c, wt::kFesInvalidHeaderField, offsetof(wt::CommonHeader, hlen));
+}
+
+TEST(TcpTransport, UnknownPduTypeGetsInvalidHeaderField) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    c.icreq();
+    wt::CommonHeader ch{0x0B, 0, 24, 0, 24};
+    uint8_t pdu[24] = {};
+    std::memcpy(pdu, &ch, sizeof(ch));
+    c.send_raw(pdu, sizeof(pdu));
+    expect_term_req(c, wt::kFesInvalidHeaderField, 0);
+}
+
+TEST(TcpTransport, CapsuleBeforeIcReqIsASequenceError) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    w::Sqe sqe{};
+    c.send_command(sqe);
+    expect_term_req(c, wt::kFesPduSequenceError);
+}
+
+TEST(TcpTransport, BadHeaderDigestGetsHeaderDigestError) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    c.icreq(wt::kDgstHeader);
+    uint8_t pdu[76] = {};
+    auto &cap = *reinterpret_cast<wt::CapsuleCmd *>(pdu);
+    cap.ch = {wt::kCapsuleCmd, wt::kFlagHdgst, 72, 0, 76};
+    cap.sqe.opcode = w::kFabricsOpcode;
+    uint32_t wrong = nvmeof::crc32c(pdu, 72) ^ 0x5A5A5A5A;
+    std::memcpy(pdu + 72, &wrong, 4);
+    c.send_raw(pdu, sizeof(pdu));
+    expect_term_req(c, wt::kFesHeaderDigestError);
+}
+
+TEST(TcpTransport, OversizedInCapsuleDataGetsDataLimitExceeded) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    c.icreq();
+    wt::CapsuleCmd cap{};
+    uint32_t data_len = 8192 + 4096; // beyond the 8 KiB in-capsule limit
+    cap.ch = {wt::kCapsuleCmd, 0, 72, 72, 72 + data_len};
+    c.send_raw(&cap, sizeof(cap));
+    expect_term_req(c, wt::kFesDataLimitExceeded, offsetof(wt::CommonHeader, plen));
+}
+
+TEST(TcpTransport, H2CDataOutsideTheR2TWindowGetsDataOutOfRange) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    bring_up_io(io, cntlid);
+    w::Sqe s = rw(nvme_cmd_write, 0, 32); // 16 KiB via R2T
+    s.cid = 77;
+    io.send_command(s, nullptr, 0, 16384);
+    auto r2t = io.recv_pdu();
+    ASSERT_TRUE(r2t && r2t->ch.type == wt::kR2T);
+    std::vector<uint8_t> data(16384 + 512);
+    io.send_h2c(77, r2t->as<wt::R2T>().ttag, 0, data.data(), static_cast<uint32_t>(data.size()), true);
+    expect_term_req(io, wt::kFesDataOutOfRange);
+}
+
+TEST(TcpTransport, ProtocolErrorClosesOnlyThatConnection) {
+    LiveTarget t;
+    RawTcpClient good(t.io_port);
+    good.bring_up_admin(kSubNqn, kHostNqn);
+
+    RawTcpClient bad(t.io_port);
+    wt::IcReq req{};
+    req.ch = {wt::kIcReq, 0, 128, 0, 128};
+    req.pfv = 9;
+    bad.send_raw(&req, sizeof(req));
+    expect_term_req(bad, wt::kFesUnsupportedParameter);
+
+    w::Sqe ka{};
+    ka.opcode = nvme_admin_keep_alive;
+    EXPECT_EQ(good.command(ka).status, 0);
+    w::Sqe id{};
+    id.opcode = nvme_admin_identify;
+    id.cdw10 = NVME_IDENTIFY_CNS_CTRL;
+    std::vector<uint8_t> data;
+    ASSERT_EQ(good.command(id, &data, 4096).status, 0);
+    EXPECT_EQ(std::string(reinterpret_cast<const nvme_id_ctrl *>(data.data())->subnqn), kSubNqn);
+}
+
+TEST(TcpTransport, ReadUsesSuccessFlagWhenSqFlowControlIsDisabled) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    io.icreq();
+    // CATTR bit 2: SQ flow control disabled.
+    w::Sqe sqe{};
+    auto &c = reinterpret_cast<w::ConnectCmd &>(sqe);
+    c.opcode = w::kFabricsOpcode;
+    c.cid = 500;
+    c.fctype = w::kFctConnect;
+    c.qid = 1;
+    c.sqsize = 31;
+    c.cattr = 0x04;
+    nvmf_connect_data d{};
+    std::memset(d.hostid, 0x11, 16);
+    d.cntlid = cntlid;
+    std::strcpy(d.subsysnqn, kSubNqn.c_str());
+    std::strcpy(d.hostnqn, kHostNqn.c_str());
+    io.send_command(sqe, &d, sizeof(d));
+    auto resp = io.recv_pdu();
+    ASSERT_TRUE(resp && resp->ch.type == wt::kCapsuleResp);
+    ASSERT_EQ(resp->as<wt::CapsuleResp>().cqe.status, 0);
+
+    w::Sqe rd = rw(nvme_cmd_read, 0, 1);
+    rd.cid = 9;
+    io.send_command(rd, nullptr, 0, 512);
+    auto pdu = io.recv_pdu();
+    ASSERT_TRUE(pdu && pdu->ch.type == wt::kC2HData);
+    EXPECT_EQ(pdu->ch.flags & (wt::kFlagDataLast | wt::kFlagDataSuccess),
+              wt::kFlagDataLast | wt::kFlagDataSuccess);
+    // No response capsule follows: the next PDU is the answer to the next command.
+    w::Sqe ka = rw(nvme_cmd_flush, 0, 1);
+    ka.cid = 10;
+    io.send_command(ka);
+    auto next = io.recv_pdu();
+    ASSERT_TRUE(next && next->ch.type == wt::kCapsuleResp);
+    EXPECT_EQ(next->as<wt::CapsuleResp>().cqe.cid, 10);
+}
+
+TEST(TcpTransport, DiscoveryListenerServesTheDiscoveryLogOnly) {
+    LiveTarget t;
+    RawTcpClient c(t.discovery_port);
+    c.bring_up_admin(tgt::kDiscoveryNqn, kHostNqn);
+    w::Sqe log{};
+    log.opcode = nvme_admin_get_log_page;
+    uint32_t len = 4096;
+    log.cdw10 = NVME_LOG_LID_DISCOVER | ((len / 4 - 1) << 16);
+    std::vector<uint8_t> data;
+    ASSERT_EQ(c.command(log, &data, len).status, 0);
+    const auto &hdr = *reinterpret_cast<const nvmf_discovery_log *>(data.data());
+    ASSERT_EQ(hdr.numrec, 2u); // the I/O subsystem on the I/O port, and this discovery subsystem
+    const auto &e = hdr.entries[0];
+    EXPECT_EQ(e.subtype, NVME_NQN_NVME);
+    EXPECT_EQ(std::string(e.subnqn), kSubNqn);
+    EXPECT_EQ(std::string(e.trsvcid), std::to_string(t.io_port));
+    EXPECT_EQ(std::string(e.traddr), "127.0.0.1");
+    EXPECT_EQ(e.trtype, NVMF_TRTYPE_TCP);
+    EXPECT_EQ(hdr.entries[1].subtype, NVME_NQN_CURR);
+
+    // The I/O subsystem is not reachable through the discovery-only listener.
+    RawTcpClient io(t.discovery_port);
+    io.icreq();
+    auto cqe = io.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn);
+    EXPECT_EQ(w::Status::sc(cqe.status), NVME_SC_CONNECT_INVALID_PARAM);
+    EXPECT_EQ(cqe.result, (1u << 16) | offsetof(nvmf_connect_data, subsysnqn));
+}
+
+} // namespace
+} // namespace skiff::test
