@@ -95,6 +95,8 @@ bool PollGroup::take_new_connections() {
         }
         skiff::log::get("dataplane")
             ->debug("group {}: new connection from {} on port {}", index_, msg->peer, msg->port.trsvcid);
+        // Give the connection the clock before its first command (keep-alive starts at Connect).
+        entry->conn->poll(now_us() / 1000);
         entries_.push_back(std::move(entry));
         any = true;
     }

@@ -29,25 +29,19 @@ bool Queue::prepare(Request &req) {
     sq_head_ = static_cast<uint16_t>(sq_head_ == sqsize_ ? 0 : sq_head_ + 1);
     if (ctrl_) ctrl_->touch(now_ms_);
 
-    bool ok;
-    if (req.cmd.opcode == wire::kFabricsOpcode) {
-        ok = detail::parse_fabrics(req);
-    } else if (!ctrl_) {
-        // Only Connect may come before the queue is connected.
-        ok = detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
-    } else if (qid_ == 0) {
-        ok = ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
-    } else {
-        ok = detail::parse_io(req);
-    }
-    if (!ok && fused_first && fused_first != &req && req.cmd.fuse() == 0) {
-        // A fused first half must be followed by its second half; it was not.
-        fused_first->fail(NVME_SCT_GENERIC, NVME_SC_FUSED_MISSING);
+    if (fused_first && req.cmd.fuse() != 2) {
+        // A fused first half must be followed at once by its second half; it was not.
         Request *first = fused_first;
         fused_first = nullptr;
-        if (first->fused_waiting) complete(*first);
+        first->fail(NVME_SCT_GENERIC, NVME_SC_FUSED_MISSING);
+        if (first->fused_waiting) complete(*first); // else it completes when its data is in
     }
-    return ok;
+    if (req.cmd.opcode == wire::kFabricsOpcode) return detail::parse_fabrics(req);
+    // Only Connect may come before the queue is connected.
+    if (!ctrl_) return detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    if (qid_ == 0)
+        return ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
+    return detail::parse_io(req);
 }
 
 void Queue::execute(Request &req) {

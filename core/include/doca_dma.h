@@ -1,0 +1,127 @@
+/*
+ * skiff core: DOCA DMA, an (emulated) engine that copies between doca_bufs asynchronously.
+ *
+ * A memcpy task reads the data region of the source buf (or of every element of a source list),
+ * appends the bytes into the tailroom of the destination (element after element for a list) and
+ * grows the destination's data length. Either side may live in an mmap imported from another
+ * process; the engine then reaches the exporter's memory.
+ */
+#ifndef DOCA_DMA_H_
+#define DOCA_DMA_H_
+
+#include <inttypes.h>
+
+#include <doca_compat.h>
+#include <doca_error.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_buf;
+struct doca_ctx;
+struct doca_dev;
+struct doca_devinfo;
+struct doca_task;
+
+/** A DMA memcpy task. */
+struct doca_dma_task_memcpy;
+
+/** Completion and error callback of memcpy tasks (see doca_task_completion_cb_t). */
+typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task,
+						     union doca_data task_user_data, union doca_data ctx_user_data);
+
+/** A DMA context. */
+struct doca_dma;
+
+/**
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL argument), DOCA_ERROR_NOT_SUPPORTED (the
+ * device has no DMA memcpy capability), DOCA_ERROR_NO_MEMORY.
+ */
+DOCA_STABLE
+doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma);
+
+/** @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_IN_USE (ctx not IDLE). */
+DOCA_STABLE
+doca_error_t doca_dma_destroy(struct doca_dma *dma);
+
+/** DOCA_SUCCESS when the device can run memcpy tasks, DOCA_ERROR_NOT_SUPPORTED otherwise. */
+DOCA_STABLE
+doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo);
+
+/** The same object seen as a generic ctx. */
+DOCA_STABLE
+struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma);
+
+/** The largest num_memcpy_tasks accepted by doca_dma_task_memcpy_set_conf. */
+DOCA_STABLE
+doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_num_tasks);
+
+/** The longest buf list (source or destination) a memcpy task accepts; 1 means no lists. */
+DOCA_STABLE
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							   uint32_t *max_buf_list_len);
+
+/** The largest number of bytes one memcpy task moves. */
+DOCA_STABLE
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size);
+
+/**
+ * Enables memcpy tasks: callbacks and the size of the task pool (allocated at start). IDLE only.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks or more than the maximum),
+ * DOCA_ERROR_BAD_STATE (ctx not IDLE).
+ */
+DOCA_STABLE
+doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+					   doca_dma_task_memcpy_completion_cb_t task_error_cb, uint32_t num_memcpy_tasks);
+
+/**
+ * Takes a task from the pool (RUNNING only) and initialises it.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE (ctx not RUNNING),
+ * DOCA_ERROR_NO_MEMORY (all num_memcpy_tasks tasks are allocated).
+ */
+DOCA_STABLE
+doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src, struct doca_buf *dst,
+					     union doca_data user_data, struct doca_dma_task_memcpy **task);
+
+DOCA_STABLE
+struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task);
+
+DOCA_STABLE
+void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src);
+
+DOCA_STABLE
+const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_memcpy *task);
+
+DOCA_STABLE
+void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst);
+
+DOCA_STABLE
+struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task);
+
+/*
+ * skiff extensions (not part of DOCA): debug and test controls of the emulated engine.
+ */
+
+/**
+ * Delivers completions in a seeded pseudo-random order instead of completion order, so that no
+ * caller relies on FIFO. seed 0 turns it off. The environment variable
+ * SKIFF_DMA_COMPLETION_ORDER_SEED sets the default of every new DMA context. IDLE only
+ * (DOCA_ERROR_BAD_STATE otherwise).
+ */
+doca_error_t skiff_dma_set_completion_order_seed(struct doca_dma *dma, uint64_t seed);
+
+/**
+ * Makes the nth memcpy task executed from now on (1 = the next one) fail with status, as a fatal
+ * engine error: its error callback carries status, the ctx moves to STOPPING, every other in-flight
+ * task is flushed and the ctx becomes IDLE once all tasks are freed. A later start works normally.
+ * nth 0 cancels. @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL dma or DOCA_SUCCESS as status).
+ */
+doca_error_t skiff_dma_inject_fatal_error(struct doca_dma *dma, uint32_t nth, doca_error_t status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DOCA_DMA_H_ */

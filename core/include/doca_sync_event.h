@@ -1,0 +1,196 @@
+/*
+ * skiff core: DOCA sync event, a 64-bit counter shared by CPU, DPU, DPA and GPU that can be
+ * updated, read and waited on. A sync event is used either standalone (doca_sync_event_start) or as
+ * a ctx connected to a progress engine (doca_sync_event_as_ctx, tasks below), never both.
+ * Publishers and subscribers are declared before start.
+ */
+#ifndef DOCA_SYNC_EVENT_H_
+#define DOCA_SYNC_EVENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_compat.h>
+#include <doca_ctx.h>
+#include <doca_error.h>
+#include <doca_pe.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_dev;
+struct doca_dpa;
+struct doca_gpu;
+
+struct doca_sync_event;
+
+struct doca_sync_event_task_get;
+struct doca_sync_event_task_notify_set;
+struct doca_sync_event_task_notify_add;
+struct doca_sync_event_task_wait_gt;
+
+typedef void (*doca_sync_event_task_get_completion_cb_t)(struct doca_sync_event_task_get *task,
+							 union doca_data task_user_data, union doca_data ctx_user_data);
+typedef void (*doca_sync_event_task_notify_set_completion_cb_t)(struct doca_sync_event_task_notify_set *task,
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
+typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync_event_task_notify_add *task,
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
+typedef void (*doca_sync_event_task_wait_gt_completion_cb_t)(struct doca_sync_event_task_wait_gt *task,
+							     union doca_data task_user_data,
+							     union doca_data ctx_user_data);
+
+/** Creates a CPU sync event with value 0. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_create(struct doca_sync_event **event);
+
+/** @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_IN_USE (used as a ctx that is not IDLE). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_destroy(struct doca_sync_event *event);
+
+/** Publisher / subscriber locations; before start only (DOCA_ERROR_BAD_STATE afterwards). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event, struct doca_dev *dev);
+/** DPA and GPU locations: DOCA_ERROR_NOT_SUPPORTED in this build. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_dpu(struct doca_sync_event *event);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event *event, struct doca_dev *dev);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_subscriber_location_dpu(struct doca_sync_event *event);
+
+/**
+ * Uses the caller's 8-byte aligned 64-bit location as the counter. Before start only.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (NULL or misaligned), DOCA_ERROR_BAD_STATE.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *addr);
+
+/**
+ * Starts the event as a standalone object.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (no publisher or no subscriber declared),
+ * DOCA_ERROR_BAD_STATE (already started), DOCA_ERROR_NOT_PERMITTED (already used as a ctx).
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_start(struct doca_sync_event *event);
+
+/** Stops a standalone event (DOCA_ERROR_BAD_STATE if it is not started). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_stop(struct doca_sync_event *event);
+
+/** The event as a ctx; NULL once it was started standalone. */
+DOCA_EXPERIMENTAL
+struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *event);
+
+/**
+ * Synchronous operations; allowed while started (standalone) or RUNNING (as a ctx), else
+ * DOCA_ERROR_BAD_STATE. update_add is an atomic fetch-add.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_get(struct doca_sync_event *event, uint64_t *value);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_update_add(struct doca_sync_event *event, uint64_t value, uint64_t *fetched);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_update_set(struct doca_sync_event *event, uint64_t value);
+
+/**
+ * Waits until (counter & mask) > value. mask is 0 (compare the whole counter) or a naturally
+ * aligned run of 1, 2, 4 or 8 0xFF bytes (e.g. 0xFF, 0xFF00, 0xFFFF0000, UINT64_MAX); anything else
+ * is DOCA_ERROR_INVALID_VALUE. doca_sync_event_wait_gt spins briefly and then sleeps on a futex
+ * until an update arrives; doca_sync_event_wait_gt_yield polls with sched_yield.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_wait_gt(struct doca_sync_event *event, uint64_t value, uint64_t mask);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_wait_gt_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
+
+/*
+ * Tasks of a sync event used as a ctx. set_conf: IDLE only (DOCA_ERROR_BAD_STATE otherwise);
+ * alloc_init: RUNNING only, DOCA_ERROR_NO_MEMORY when the pool is exhausted.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_get_set_conf(struct doca_sync_event *event,
+					       doca_sync_event_task_get_completion_cb_t completion_cb,
+					       doca_sync_event_task_get_completion_cb_t error_cb, uint32_t num_tasks);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event, uint64_t *ret_val_ptr,
+						 union doca_data user_data, struct doca_sync_event_task_get **task);
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_get_as_doca_task(struct doca_sync_event_task_get *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task, uint64_t *ret_val_ptr);
+DOCA_EXPERIMENTAL
+uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task);
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_set_set_conf(struct doca_sync_event *event,
+						      doca_sync_event_task_notify_set_completion_cb_t completion_cb,
+						      doca_sync_event_task_notify_set_completion_cb_t error_cb,
+						      uint32_t num_tasks);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
+							union doca_data user_data,
+							struct doca_sync_event_task_notify_set **task);
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_notify_set_as_doca_task(struct doca_sync_event_task_notify_set *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task, uint64_t set_val);
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task);
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_add_set_conf(struct doca_sync_event *event,
+						      doca_sync_event_task_notify_add_completion_cb_t completion_cb,
+						      doca_sync_event_task_notify_add_completion_cb_t error_cb,
+						      uint32_t num_tasks);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
+							uint64_t *fetched_val_ptr, union doca_data user_data,
+							struct doca_sync_event_task_notify_add **task);
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_notify_add_as_doca_task(struct doca_sync_event_task_notify_add *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task, uint64_t inc_val);
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_notify_add_set_fetched_val_ptr(struct doca_sync_event_task_notify_add *task,
+							 uint64_t *fetched_val_ptr);
+DOCA_EXPERIMENTAL
+uint64_t *doca_sync_event_task_notify_add_get_fetched_val_ptr(const struct doca_sync_event_task_notify_add *task);
+
+/** wait_gt tasks complete (inside progress) once (counter & mask) > wait_val. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_gt_set_conf(struct doca_sync_event *event,
+						   doca_sync_event_task_wait_gt_completion_cb_t completion_cb,
+						   doca_sync_event_task_wait_gt_completion_cb_t error_cb, uint32_t num_tasks);
+/** @return also DOCA_ERROR_INVALID_VALUE for a mask that doca_sync_event_wait_gt refuses. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_gt_alloc_init(struct doca_sync_event *event, uint64_t wait_val, uint64_t mask,
+						     union doca_data user_data, struct doca_sync_event_task_wait_gt **task);
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_wait_gt_as_doca_task(struct doca_sync_event_task_wait_gt *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_gt_set_wait_val(struct doca_sync_event_task_wait_gt *task, uint64_t wait_val);
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_gt_get_wait_val(const struct doca_sync_event_task_wait_gt *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_gt_set_mask(struct doca_sync_event_task_wait_gt *task, uint64_t mask);
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_gt_get_mask(const struct doca_sync_event_task_wait_gt *task);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_SYNC_EVENT_H_ */

@@ -1,0 +1,33 @@
+// The progress engine's wake-up: an eventfd that becomes readable when work is ready, but only
+// while the application has armed it. Signalled from any thread (engine workers included).
+#pragma once
+
+#include <doca_error.h>
+
+#include <atomic>
+
+namespace skiff::core {
+
+class Notifier {
+  public:
+    Notifier() = default;
+    ~Notifier();
+    Notifier(const Notifier &) = delete;
+    Notifier &operator=(const Notifier &) = delete;
+
+    doca_error_t open();
+    int fd() const { return fd_; }
+
+    // Arms for one wake-up.
+    void arm() { armed_.store(true, std::memory_order_seq_cst); }
+    // Makes the fd readable if armed, and disarms. Cheap (one load) when not armed.
+    void signal_if_armed();
+    // Drains the fd and disarms.
+    doca_error_t clear();
+
+  private:
+    int fd_ = -1;
+    std::atomic<bool> armed_{false};
+};
+
+} // namespace skiff::core

@@ -1,0 +1,140 @@
+#include "exec/progress_engine.hpp"
+
+#include "exec/context.hpp"
+
+#include <skiff/core/log.hpp>
+
+#include <algorithm>
+#include <new>
+
+namespace {
+
+spdlog::logger &logger() {
+    static auto log = skiff::log::get("exec");
+    return *log;
+}
+
+} // namespace
+
+doca_error_t doca_pe::connect(doca_ctx *ctx) {
+    if (ctx->state() != DOCA_CTX_STATE_IDLE) {
+        logger().error("pe connect: the {} ctx must be IDLE to connect", ctx->type_name());
+        return DOCA_ERROR_BAD_STATE;
+    }
+    if (ctx->pe()) {
+        logger().error("pe connect: the {} ctx is already connected to a progress engine (once per ctx)",
+                       ctx->type_name());
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    ctxs_.push_back(ctx);
+    ctx->attach_pe(this);
+    return DOCA_SUCCESS;
+}
+
+void doca_pe::disconnect(doca_ctx *ctx) {
+    ctxs_.erase(std::remove(ctxs_.begin(), ctxs_.end(), ctx), ctxs_.end());
+    cursor_ = 0;
+}
+
+uint8_t doca_pe::progress() {
+    if (in_progress_) {
+        logger().error("doca_pe_progress called from inside a completion callback; refused");
+        return 0;
+    }
+    in_progress_ = true;
+    uint8_t made_progress = 0;
+    const size_t n = ctxs_.size();
+    for (size_t i = 0; i < n; ++i) {
+        size_t at = (cursor_ + i) % n;
+        if (ctxs_[at]->progress_one()) {
+            cursor_ = (at + 1) % n;
+            made_progress = 1;
+            break;
+        }
+    }
+    in_progress_ = false;
+    return made_progress;
+}
+
+void doca_pe::request_notification() {
+    notifier_.arm();
+    for (doca_ctx *ctx : ctxs_) {
+        if (ctx->has_ready_work()) {
+            notifier_.signal_if_armed();
+            return;
+        }
+    }
+}
+
+size_t doca_pe::inflight() const {
+    size_t total = 0;
+    for (doca_ctx *ctx : ctxs_) total += ctx->inflight();
+    return total;
+}
+
+// ---- doca_pe.h
+
+extern "C" {
+
+doca_error_t doca_pe_create(doca_pe **pe) {
+    if (!pe) return DOCA_ERROR_INVALID_VALUE;
+    auto *created = new (std::nothrow) doca_pe();
+    if (!created) return DOCA_ERROR_NO_MEMORY;
+    doca_error_t err = created->init();
+    if (err != DOCA_SUCCESS) {
+        delete created;
+        return err;
+    }
+    *pe = created;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_destroy(doca_pe *pe) {
+    if (!pe) return DOCA_ERROR_INVALID_VALUE;
+    if (pe->num_connected() != 0) {
+        logger().error("pe destroy: {} contexts are still connected; destroy them first",
+                       pe->num_connected());
+        return DOCA_ERROR_IN_USE;
+    }
+    delete pe;
+    return DOCA_SUCCESS;
+}
+
+uint8_t doca_pe_progress(doca_pe *pe) {
+    return pe ? pe->progress() : 0;
+}
+
+doca_error_t doca_pe_get_notification_handle(const doca_pe *pe, doca_notification_handle_t *handle) {
+    if (!pe || !handle) return DOCA_ERROR_INVALID_VALUE;
+    *handle = const_cast<doca_pe *>(pe)->notifier().fd();
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_clear_notification(doca_pe *pe, doca_notification_handle_t handle) {
+    if (!pe) return DOCA_ERROR_INVALID_VALUE;
+    if (handle != pe->notifier().fd()) {
+        logger().error("pe clear_notification: handle {} is not this engine's handle {}", handle,
+                       pe->notifier().fd());
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return pe->notifier().clear();
+}
+
+doca_error_t doca_pe_request_notification(doca_pe *pe) {
+    if (!pe) return DOCA_ERROR_INVALID_VALUE;
+    pe->request_notification();
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_get_num_inflight_tasks(const doca_pe *pe, size_t *num_inflight_tasks) {
+    if (!pe || !num_inflight_tasks) return DOCA_ERROR_INVALID_VALUE;
+    *num_inflight_tasks = pe->inflight();
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_connect_ctx(doca_pe *pe, doca_ctx *ctx) {
+    if (!pe || !ctx) return DOCA_ERROR_INVALID_VALUE;
+    return pe->connect(ctx);
+}
+
+} // extern "C"

@@ -1,0 +1,74 @@
+// The engines' single path to the bytes behind an mmap (mem_access.hpp): a memcpy for local memory,
+// the exporter's pages through RemoteMemory for an imported mmap.
+#include "mem/mem_access.hpp"
+
+#include "mem/buf.hpp"
+#include "mem/mmap.hpp"
+
+#include <cstring>
+
+namespace skiff::core {
+
+namespace {
+
+// Checks shared by reads and writes; DOCA_SUCCESS when the access may proceed.
+doca_error_t check_access(const doca_mmap *m, const void *addr, size_t len) {
+    if (m == nullptr || (addr == nullptr && len != 0)) return DOCA_ERROR_INVALID_VALUE;
+    if (!m->started) return DOCA_ERROR_BAD_STATE;
+    if (!mem::mmap_contains(m, addr, len)) return DOCA_ERROR_INVALID_VALUE;
+    if (m->from_export && m->import->segment->revoked()) return DOCA_ERROR_NOT_CONNECTED;
+    return DOCA_SUCCESS;
+}
+
+uint64_t remote_addr(const void *addr) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(addr));
+}
+
+} // namespace
+
+doca_mmap *buf_mmap(const doca_buf *buf) {
+    return buf == nullptr ? nullptr : buf->mmap;
+}
+
+bool mmap_is_imported(const doca_mmap *mmap) {
+    return mmap != nullptr && mmap->from_export;
+}
+
+bool mmap_engine_writable(const doca_mmap *mmap) {
+    if (mmap == nullptr) return false;
+    if (mmap->from_export) return (mmap->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
+    return (mmap->permissions & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+}
+
+void *mmap_cpu_ptr(const doca_mmap *mmap, const void *addr, size_t len) {
+    if (mmap == nullptr || mmap->from_export || !mem::mmap_contains(mmap, addr, len)) return nullptr;
+    return const_cast<void *>(addr);
+}
+
+doca_error_t mmap_read(const doca_mmap *mmap, const void *addr, void *dst, size_t len) {
+    if (dst == nullptr && len != 0) return DOCA_ERROR_INVALID_VALUE;
+    if (doca_error_t r = check_access(mmap, addr, len); r != DOCA_SUCCESS) return r;
+    if (len == 0) return DOCA_SUCCESS;
+    if (!mmap->from_export) {
+        std::memcpy(dst, addr, len);
+        return DOCA_SUCCESS;
+    }
+    return mmap->import->remote->read(remote_addr(addr), dst, len);
+}
+
+doca_error_t mmap_write(doca_mmap *mmap, void *addr, const void *src, size_t len) {
+    if (src == nullptr && len != 0) return DOCA_ERROR_INVALID_VALUE;
+    if (mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (!mmap->started) return DOCA_ERROR_BAD_STATE;
+    if (!mem::mmap_contains(mmap, addr, len)) return DOCA_ERROR_INVALID_VALUE;
+    if (!mmap_engine_writable(mmap)) return DOCA_ERROR_NOT_PERMITTED;
+    if (doca_error_t r = check_access(mmap, addr, len); r != DOCA_SUCCESS) return r;
+    if (len == 0) return DOCA_SUCCESS;
+    if (!mmap->from_export) {
+        std::memcpy(addr, src, len);
+        return DOCA_SUCCESS;
+    }
+    return mmap->import->remote->write(remote_addr(addr), src, len);
+}
+
+} // namespace skiff::core

@@ -1,0 +1,72 @@
+// The object behind doca_mmap: one memory range, its devices and permissions, its lifecycle flags,
+// the bufs pointing into it, and either its exports (local mmap) or its link to the exporter
+// (imported mmap).
+#pragma once
+
+#include <doca_mmap.h>
+
+#include "mem/export_segment.hpp"
+#include "mem/remote_memory.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace skiff::core::mem {
+
+// Default device limit of a new mmap (doca_mmap_set_max_num_devices changes it before start).
+constexpr uint32_t default_max_num_devices = 16;
+
+// One doca_mmap_export_pci result: the blob handed to the caller and its revocation segment.
+struct ExportRecord {
+    const doca_dev *dev = nullptr;
+    std::vector<uint8_t> blob;
+    std::unique_ptr<ExportSegment> segment;
+};
+
+// What an imported mmap needs to reach the exporter.
+struct ImportLink {
+    std::unique_ptr<SegmentView> segment;
+    std::unique_ptr<RemoteMemory> remote;
+};
+
+} // namespace skiff::core::mem
+
+struct doca_mmap {
+    uint8_t *addr = nullptr; // in the exporter's address space for an imported mmap
+    size_t len = 0;
+    bool range_set = false;
+    uint32_t permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+    uint32_t max_num_devices = skiff::core::mem::default_max_num_devices;
+    std::vector<doca_dev *> devs;
+    union doca_data user_data {};
+
+    doca_mmap_memrange_free_cb_t *free_cb = nullptr;
+    void *free_cb_opaque = nullptr;
+    bool free_cb_armed = false; // started with this callback and not changed since
+
+    bool started = false;
+    bool ever_started = false;
+    bool exported = false;
+    bool from_export = false;
+
+    std::atomic<uint32_t> num_bufs{0};
+
+    std::vector<std::unique_ptr<skiff::core::mem::ExportRecord>> exports;
+    std::unique_ptr<skiff::core::mem::ImportLink> import;
+};
+
+namespace skiff::core::mem {
+
+// True when [p, p + n) lies inside the mmap's range.
+inline bool mmap_contains(const doca_mmap *m, const void *p, size_t n) {
+    auto base = reinterpret_cast<uintptr_t>(m->addr);
+    auto a = reinterpret_cast<uintptr_t>(p);
+    return m->range_set && a >= base && n <= m->len && a - base <= m->len - n;
+}
+
+// Revokes and frees every export of the mmap (on stop / destroy).
+void mmap_revoke_exports(doca_mmap *m);
+
+} // namespace skiff::core::mem

@@ -1,0 +1,188 @@
+// Export and import of mmaps between processes over the emulated PCI link.
+//
+// Access matrix (spec section 7 item 3; documented in core/src/dev/README.md):
+//   - doca_mmap_export_pci: only with a host-side function (it has the export-PCI capability).
+//   - doca_mmap_create_from_export of a PCI export: only with a DPU PF (from-export-PCI capability)
+//     that manages the representor of the exporting host function (the same PCI address).
+//   - A host-side process can import only RDMA exports; RDMA export is not available yet.
+#include <doca_mmap.h>
+
+#include "dev/device.hpp"
+#include "mem/export_blob.hpp"
+#include "mem/mmap.hpp"
+
+#include <skiff/core/log.hpp>
+
+#include <algorithm>
+#include <new>
+#include <random>
+#include <unistd.h>
+
+namespace {
+
+auto logger() {
+    return skiff::log::get("mem");
+}
+
+constexpr uint32_t pci_access = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+
+uint64_t random_token() {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+// Common preconditions of every export; DOCA_SUCCESS when the mmap may be exported with dev.
+doca_error_t check_exportable(const doca_mmap *m, const doca_dev *dev, const char *what) {
+    if (m->from_export) {
+        logger()->error("{}: an mmap created from an export cannot be exported again", what);
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    if (!m->started) {
+        logger()->error("{}: the mmap is not started; start it before exporting", what);
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    if (std::find(m->devs.begin(), m->devs.end(), dev) == m->devs.end()) {
+        logger()->error("{}: device {} was not added to the mmap (doca_mmap_add_dev before start)", what,
+                        dev->info.desc.name);
+        return DOCA_ERROR_NOT_FOUND;
+    }
+    return DOCA_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
+                                  const void **export_desc, size_t *export_desc_len) {
+    using namespace skiff::core;
+    if (mmap == nullptr || dev == nullptr || export_desc == nullptr || export_desc_len == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = check_exportable(mmap, dev, "doca_mmap_export_pci"); r != DOCA_SUCCESS) return r;
+    const auto &desc = dev::desc_of(dev);
+    if (!desc.has_cap(DevCap::mmap_export_pci)) {
+        logger()->error(
+            "doca_mmap_export_pci: device {} ({}-side) cannot export over PCI; only host-side functions "
+            "can (see doca_mmap_cap_is_export_pci_supported)",
+            desc.name, dev::side_name(desc.side));
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    if ((mmap->permissions & pci_access) == 0) {
+        logger()->error(
+            "doca_mmap_export_pci: the mmap grants no PCI access; set DOCA_ACCESS_FLAG_PCI_READ_ONLY or "
+            "DOCA_ACCESS_FLAG_PCI_READ_WRITE before start");
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    // The same mmap exported again with the same device hands out the same descriptor.
+    for (const auto &rec : mmap->exports)
+        if (rec->dev == dev) {
+            *export_desc = rec->blob.data();
+            *export_desc_len = rec->blob.size();
+            return DOCA_SUCCESS;
+        }
+    auto rec = std::make_unique<mem::ExportRecord>();
+    uint64_t token = random_token();
+    auto segment = mem::ExportSegment::create(token);
+    if (!segment) {
+        logger()->error("doca_mmap_export_pci: {}", segment.error().message);
+        return segment.error().code;
+    }
+    mem::PciExportDesc d;
+    d.exporter_pid = getpid();
+    d.segment_fd = segment.value()->fd();
+    d.token = token;
+    d.addr = reinterpret_cast<uintptr_t>(mmap->addr);
+    d.len = mmap->len;
+    d.permissions = mmap->permissions;
+    d.exporter_pci = desc.pci_addr;
+    d.exporter_name = desc.name;
+    rec->dev = dev;
+    rec->segment = std::move(segment.value());
+    rec->blob.resize(mem::pci_export_blob_size);
+    mem::encode_pci_export(d, rec->blob.data());
+    *export_desc = rec->blob.data();
+    *export_desc_len = rec->blob.size();
+    mmap->exports.push_back(std::move(rec));
+    mmap->exported = true;
+    logger()->debug("exported mmap [{:#x}, +{}) over PCI with {} (pid {})", d.addr, d.len, desc.name,
+                    d.exporter_pid);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,
+                                   const void **export_desc, size_t *export_desc_len) {
+    if (mmap == nullptr || dev == nullptr || export_desc == nullptr || export_desc_len == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    logger()->error(
+        "doca_mmap_export_rdma: RDMA export (rkey + address + GID over rdma-core) is not implemented in "
+        "skiff yet; share host memory with doca_mmap_export_pci");
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+                                          size_t export_desc_len, struct doca_dev *dev,
+                                          struct doca_mmap **mmap) {
+    using namespace skiff::core;
+    if (export_desc == nullptr || dev == nullptr || mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    auto decoded = mem::decode_pci_export(export_desc, export_desc_len);
+    if (!decoded) {
+        logger()->error("doca_mmap_create_from_export: {}", decoded.error().message);
+        return decoded.error().code;
+    }
+    const mem::PciExportDesc &d = decoded.value();
+    const auto &desc = dev::desc_of(dev);
+    if (!desc.has_cap(DevCap::mmap_from_export_pci)) {
+        logger()->error(
+            "doca_mmap_create_from_export: device {} ({}-side) cannot import a PCI export; import with "
+            "the DPU PF that manages the representor of {} (host-side processes can import only RDMA "
+            "exports)",
+            desc.name, dev::side_name(desc.side), d.exporter_pci);
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    if (!dev::dev_manages_function(dev, d.exporter_pci)) {
+        logger()->error(
+            "doca_mmap_create_from_export: device {} has no representor of the exporting function {} "
+            "({}); import with its parent PF",
+            desc.name, d.exporter_name, d.exporter_pci);
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    auto link = std::make_unique<mem::ImportLink>();
+    auto segment = mem::SegmentView::attach(d.exporter_pid, d.segment_fd, d.token);
+    if (!segment) {
+        logger()->error("doca_mmap_create_from_export: {}", segment.error().message);
+        return segment.error().code;
+    }
+    if (segment.value()->revoked()) {
+        logger()->error(
+            "doca_mmap_create_from_export: the export was revoked (the exporter stopped its mmap)");
+        return DOCA_ERROR_NOT_CONNECTED;
+    }
+    auto remote =
+        mem::RemoteMemory::open(d.exporter_pid, (d.permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0);
+    if (!remote) {
+        logger()->error("doca_mmap_create_from_export: {}", remote.error().message);
+        return remote.error().code;
+    }
+    link->segment = std::move(segment.value());
+    link->remote = std::move(remote.value());
+
+    auto *m = new (std::nothrow) doca_mmap{};
+    if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
+    m->addr = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(d.addr));
+    m->len = d.len;
+    m->range_set = true;
+    m->permissions = d.permissions;
+    m->from_export = true;
+    m->started = true; // usable at once; refuses start, stop and every setter
+    m->ever_started = true;
+    if (user_data != nullptr) m->user_data = *user_data;
+    m->devs.push_back(dev);
+    dev::dev_hold(dev);
+    m->import = std::move(link);
+    logger()->debug("imported [{:#x}, +{}) of pid {} ({}) through {}", d.addr, d.len, d.exporter_pid,
+                    d.exporter_name, desc.name);
+    *mmap = m;
+    return DOCA_SUCCESS;
+}
+
+} // extern "C"

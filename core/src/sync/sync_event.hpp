@@ -1,0 +1,81 @@
+// doca_sync_event: a 64-bit counter, used standalone (start/get/update/wait) or as a ctx whose
+// tasks (get, notify_set, notify_add, wait_gt) complete inside doca_pe_progress().
+#pragma once
+
+#include "exec/context.hpp"
+#include "exec/task.hpp"
+#include "sync/update_signal.hpp"
+
+#include <doca_sync_event.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+struct doca_sync_event_task_get : doca_task {
+    uint64_t *ret_val_ptr = nullptr;
+};
+struct doca_sync_event_task_notify_set : doca_task {
+    uint64_t set_val = 0;
+};
+struct doca_sync_event_task_notify_add : doca_task {
+    uint64_t inc_val = 0;
+    uint64_t *fetched_val_ptr = nullptr;
+};
+struct doca_sync_event_task_wait_gt : doca_task {
+    uint64_t wait_val = 0;
+    uint64_t mask = 0;
+};
+
+struct doca_sync_event final : doca_ctx {
+  public:
+    enum class Use { undecided, standalone, ctx };
+
+    doca_sync_event();
+    ~doca_sync_event() override;
+
+    // ---- configuration (before start)
+    doca_error_t add_location(bool publisher, const char *where);
+    doca_error_t set_addr(uint64_t *addr);
+    // ---- standalone use
+    doca_error_t start_standalone();
+    doca_error_t stop_standalone();
+    doca_ctx *as_ctx();
+    Use use() const { return use_; }
+    bool frozen() const { return standalone_started_ || state() != DOCA_CTX_STATE_IDLE; }
+    // ---- the counter (standalone started or ctx RUNNING)
+    bool operational() const { return standalone_started_ || state() == DOCA_CTX_STATE_RUNNING; }
+    uint64_t load() const;
+    void store(uint64_t value);
+    uint64_t fetch_add(uint64_t value);
+    void wait_gt(uint64_t threshold, uint64_t mask, bool yield_only);
+
+    skiff::core::TypedTaskKind<doca_sync_event_task_get> get_kind{"sync_event get"};
+    skiff::core::TypedTaskKind<doca_sync_event_task_notify_set> set_kind{"sync_event notify_set"};
+    skiff::core::TypedTaskKind<doca_sync_event_task_notify_add> add_kind{"sync_event notify_add"};
+    skiff::core::TypedTaskKind<doca_sync_event_task_wait_gt> wait_kind{"sync_event wait_gt"};
+
+  protected:
+    doca_error_t on_start() override;
+    void on_stop_requested() override { flushing_ = true; }
+    doca_error_t validate(const doca_task *task) const override;
+    void execute(doca_task *task) override;
+    doca_task *poll_completion() override;
+    bool completions_pending() const override;
+
+  private:
+    std::atomic_ref<uint64_t> counter() const;
+    bool ready(const doca_task *task) const;
+    void run(doca_task *task);
+    void updated();
+
+    alignas(8) mutable uint64_t own_value_ = 0;
+    uint64_t *external_value_ = nullptr;
+    Use use_ = Use::undecided;
+    bool standalone_started_ = false;
+    bool has_publisher_ = false;
+    bool has_subscriber_ = false;
+    bool flushing_ = false;
+    std::vector<doca_task *> submitted_; // ctx mode: tasks waiting to run, capacity fixed at start
+    skiff::core::UpdateSignal signal_;
+};

@@ -1,0 +1,156 @@
+// Get Log Page, Get/Set Features, Keep Alive, Asynchronous Events, Abort.
+#include "command_harness.hpp"
+
+namespace skiff::test {
+namespace {
+
+TEST(LogPages, SmartFirmwareEffectsAndErrors) {
+    UnitTarget t;
+    TestQueue admin(t.target, t.port);
+    t.bring_up(admin);
+
+    ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_SMART, 512), 512).status, 0);
+    const auto &smart = *reinterpret_cast<const nvme_smart_log *>(admin.data());
+    EXPECT_EQ(smart.avail_spare, 100);
+    EXPECT_GT(smart.temperature[0] | (smart.temperature[1] << 8), 273);
+
+    ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_FW_SLOT, 512), 512).status, 0);
+    const auto &fw = *reinterpret_cast<const nvme_firmware_slot *>(admin.data());
+    EXPECT_EQ(fw.afi, 1);
+    EXPECT_EQ(std::string(fw.frs[0], 5), "1.2.3");
+
+    ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_CMD_EFFECTS, 4096), 4096).status, 0);
+    const auto &fx = *reinterpret_cast<const nvme_cmd_effects_log *>(admin.data());
+    EXPECT_EQ(fx.iocs[nvme_cmd_write], NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+    EXPECT_EQ(fx.iocs[nvme_cmd_read], NVME_CMD_EFFECTS_CSUPP);
+    EXPECT_EQ(fx.acs[nvme_admin_identify], NVME_CMD_EFFECTS_CSUPP);
+    EXPECT_EQ(fx.iocs[nvme_cmd_copy], 0u);
+
+    ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_ERROR, 64), 64).status, 0);
+    EXPECT_EQ(admin.data()[0], 0);
+
+    // A window: 8 bytes of the effects log starting at the write opcode's entry.
+    w::Sqe part = get_log_sqe(NVME_LOG_LID_CMD_EFFECTS, 8);
+    part.cdw12 = static_cast<uint32_t>(offsetof(nvme_cmd_effects_log, iocs) + 4 * nvme_cmd_write);
+    ASSERT_EQ(admin.run(part, 8).status, 0);
+    uint32_t v;
+    std::memcpy(&v, admin.data(), 4);
+    EXPECT_EQ(v, NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+
+    auto bad = admin.run(get_log_sqe(NVME_LOG_LID_TELEMETRY_HOST, 512), 512);
+    EXPECT_EQ(sct(bad), NVME_SCT_CMD_SPECIFIC);
+    EXPECT_EQ(sc(bad), NVME_SC_INVALID_LOG_PAGE);
+    EXPECT_EQ(sc(admin.run(get_log_sqe(NVME_LOG_LID_DISCOVER, 1024), 1024)), NVME_SC_INVALID_LOG_PAGE);
+    EXPECT_EQ(sc(admin.run(get_log_sqe(NVME_LOG_LID_SMART, 512, 5), 512)), NVME_SC_INVALID_NS);
+}
+
+TEST(AsyncEvents, NamespaceAddedCompletesAnAerAndFillsTheChangedList) {
+    UnitTarget t;
+    TestQueue admin(t.target, t.port);
+    t.bring_up(admin);
+    admin.queue.poll(1);
+    // Enable namespace attribute notices, park four AERs; the fifth exceeds AERL.
+    ASSERT_EQ(admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_ASYNC_EVENT, 0, 1u << 8)).status, 0);
+    std::vector<tgt::Request *> aers;
+    for (int i = 0; i < 4; ++i) aers.push_back(&admin.submit(admin_sqe(nvme_admin_async_event)));
+    for (auto *r : aers) EXPECT_FALSE(admin.is_done(*r));
+    auto fifth = admin.run(admin_sqe(nvme_admin_async_event));
+    EXPECT_EQ(sct(fifth), NVME_SCT_CMD_SPECIFIC);
+    EXPECT_EQ(sc(fifth), NVME_SC_ASYNC_LIMIT);
+
+    admin.queue.poll(2);
+    EXPECT_FALSE(admin.is_done(*aers[0])); // nothing changed yet
+
+    auto dev = dataplane::RamDevice::create(1 << 20);
+    ASSERT_TRUE(dev.ok());
+    ASSERT_TRUE(
+        t.subsys->add_namespace(std::make_shared<tgt::Namespace>(2, 512, *dev, tgt::NamespaceIds{})).ok());
+    admin.queue.poll(3);
+    ASSERT_TRUE(admin.is_done(*aers[0]));
+    EXPECT_EQ(aers[0]->cqe.status, 0);
+    EXPECT_EQ(aers[0]->cqe.result, uint64_t(NVME_AER_NOTICE | (NVME_LOG_LID_CHANGED_NS << 16)));
+    EXPECT_FALSE(admin.is_done(*aers[1])); // masked until the log is read
+
+    ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_CHANGED_NS, 4096), 4096).status, 0);
+    const auto *list = reinterpret_cast<const uint32_t *>(admin.data());
+    EXPECT_EQ(list[0], 2u);
+    EXPECT_EQ(list[1], 0u);
+    // Reading cleared it.
+    ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_CHANGED_NS, 4096), 4096).status, 0);
+    EXPECT_EQ(reinterpret_cast<const uint32_t *>(admin.data())[0], 0u);
+    // And namespace 2 is now visible.
+    ASSERT_EQ(admin.run(admin_sqe(nvme_admin_identify, NVME_IDENTIFY_CNS_NS, 2), 4096).status, 0);
+    EXPECT_EQ(reinterpret_cast<const nvme_id_ns *>(admin.data())->nsze, 2048u);
+}
+
+TEST(Features, QueuesKatoHostIdCacheAndErrors) {
+    UnitTarget t;
+    TestQueue admin(t.target, t.port);
+    t.bring_up(admin, 5000);
+
+    auto nq = admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_NUM_QUEUES, 0, 3 | (3 << 16)));
+    ASSERT_EQ(nq.status, 0);
+    EXPECT_EQ(nq.result, 3u | (3u << 16));
+    // More than the target has: granted the maximum (64).
+    nq = admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_NUM_QUEUES, 0, 999 | (999 << 16)));
+    EXPECT_EQ(nq.result, 63u | (63u << 16));
+    EXPECT_EQ(admin.run(admin_sqe(nvme_admin_get_features, NVME_FEAT_FID_NUM_QUEUES)).result,
+              63u | (63u << 16));
+
+    EXPECT_EQ(admin.run(admin_sqe(nvme_admin_get_features, NVME_FEAT_FID_KATO)).result, 5000u);
+    ASSERT_EQ(admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_KATO, 0, 15000)).status, 0);
+    EXPECT_EQ(admin.run(admin_sqe(nvme_admin_get_features, NVME_FEAT_FID_KATO)).result, 15000u);
+
+    ASSERT_EQ(admin.run(admin_sqe(nvme_admin_get_features, NVME_FEAT_FID_HOST_ID, 0, 1), 16).status, 0);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(admin.data()[i], 0x42);
+    EXPECT_EQ(sc(admin.run(admin_sqe(nvme_admin_get_features, NVME_FEAT_FID_HOST_ID, 0, 0), 16)),
+              NVME_SC_INVALID_FIELD);
+    EXPECT_EQ(sc(admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_HOST_ID, 0, 1), 0)),
+              NVME_SC_CMD_SEQ_ERROR);
+
+    ASSERT_EQ(admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_VOLATILE_WC, 0, 0)).status, 0);
+    EXPECT_EQ(admin.run(admin_sqe(nvme_admin_get_features, NVME_FEAT_FID_VOLATILE_WC)).result, 0u);
+
+    auto unsupported = admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_ARBITRATION));
+    EXPECT_EQ(sc(unsupported), NVME_SC_INVALID_FIELD);
+    EXPECT_TRUE(dnr(unsupported));
+    auto save = admin.run(admin_sqe(nvme_admin_set_features, NVME_FEAT_FID_KATO | (1u << 31), 0, 1000));
+    EXPECT_EQ(sct(save), NVME_SCT_CMD_SPECIFIC);
+    EXPECT_EQ(sc(save), NVME_SC_FEATURE_NOT_SAVEABLE);
+}
+
+TEST(AdminMisc, AbortKeepAliveAndUnknownOpcode) {
+    UnitTarget t;
+    TestQueue admin(t.target, t.port);
+    t.bring_up(admin);
+    auto ab = admin.run(admin_sqe(nvme_admin_abort_cmd, 5));
+    EXPECT_EQ(ab.status, 0);
+    EXPECT_EQ(ab.result & 1, 1u); // not aborted
+    EXPECT_EQ(admin.run(admin_sqe(nvme_admin_keep_alive)).status, 0);
+    auto bad = admin.run(admin_sqe(nvme_admin_format_nvm));
+    EXPECT_EQ(sct(bad), NVME_SCT_GENERIC);
+    EXPECT_EQ(sc(bad), NVME_SC_INVALID_OPCODE);
+    EXPECT_TRUE(dnr(bad));
+}
+
+TEST(KeepAlive, ExpiryTearsDownTheAssociationAndTrafficKeepsItAlive) {
+    UnitTarget t;
+    TestQueue admin(t.target, t.port), io(t.target, t.port);
+    admin.queue.poll(10000);
+    uint16_t cntlid = t.bring_up(admin, 1000); // KATO 1 s
+    io.queue.poll(10000);
+    ASSERT_EQ(t.connect_io(io, cntlid).status, 0);
+
+    // Commands on any queue count as traffic.
+    io.queue.poll(10800);
+    EXPECT_EQ(io.run(io_sqe(nvme_cmd_flush, 0, 1)).status, 0);
+    EXPECT_TRUE(admin.queue.poll(11500));
+    EXPECT_TRUE(io.queue.poll(11500));
+    // Then silence for more than KATO: the association goes, on every queue.
+    EXPECT_FALSE(admin.queue.poll(11900));
+    EXPECT_TRUE(admin.queue.controller()->dead());
+    EXPECT_FALSE(io.queue.poll(11900));
+}
+
+} // namespace
+} // namespace skiff::test
