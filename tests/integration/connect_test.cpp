@@ -94,3 +94,25 @@ TEST_F(integration_connect, UnknownSubsystemGetsConnectInvalidParameters) {
     // bits 15:0, bit 16 set because the field is in the Connect data.
     EXPECT_EQ(c->cqe.result & 0xFFFFFFFF, (1u << 16) | 256u);
 }
+
+TEST_F(integration_connect, IoQueueOfAnotherHostCannotJoinAController) {
+    start_target();
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+
+    QueueConfig qc;
+    qc.port = io_port_;
+    qc.qid = 2; // the controller granted one I/O queue to its host; a second host tries to add one
+    Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(qc);
+    ASSERT_OK(q);
+    (*q)->set_in_capsule_limit(8192);
+    Result<Completion> c = fabrics_connect(**q, HostIdentity::generate(), kNqn, ctrl->cntlid(), 0);
+    ASSERT_OK(c);
+    EXPECT_EQ(c->sct(), NVME_SCT_CMD_SPECIFIC) << describe_status(c->status(), true);
+    EXPECT_EQ(c->sc(), NVME_SC_CONNECT_INVALID_PARAM) << describe_status(c->status(), true);
+    EXPECT_EQ(c->cqe.result & 0xFFFFFFFF, (1u << 16) | 512u)
+        << "IPO names HOSTNQN (byte 512 of the Connect data)";
+
+    std::vector<uint8_t> buf(kBlock);
+    ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock)); // the rightful host is unaffected
+}
