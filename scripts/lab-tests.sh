@@ -14,9 +14,10 @@
 #                     queues with commands in flight, flush / write zeroes / deallocate, the
 #                     statuses of bad commands, shutdown.
 #
-# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT
-# (default 4420) is the target port on the host; FIO_VERIFY_SIZE (default 8M, the guest runs
-# under TCG emulation: keep it small).
+# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
+# the target port on the host (default: a free one, so parallel runs on one machine do not
+# collide; the guest reaches any host port through 10.0.2.100); FIO_VERIFY_SIZE (default 8M,
+# the guest runs under TCG emulation: keep it small).
 # Ends with "lab: N passed, N failed"; exit 0 only if none failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -48,10 +49,15 @@ LAB_SIZE_MIB=64
 LAB_BLOCK=4096
 LAB_NSZE=$(printf '0x%x' $((LAB_SIZE_MIB * 1024 * 1024 / LAB_BLOCK)))
 
+# A TCP port on the host's loopback that nothing listens on right now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 test_host_target_tcp() {
   # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab \
-  TARGET_PORT="${SKIFF_LAB_PORT:-4420}" \
+  TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
   TARGET_CMD="exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
