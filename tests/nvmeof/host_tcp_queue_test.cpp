@@ -365,3 +365,24 @@ TEST(HostTcpQueue, RejectedIcReqReportsTheTermReq) {
     EXPECT_NE(q.error().message.find("FES 01h (Invalid PDU Header Field), FEI 0x8"), std::string::npos)
         << q.error().message;
 }
+
+TEST(HostTcpQueue, UnansweredCommandTimesOutAndClosesTheQueue) {
+    ScriptedController ctrl;
+    std::promise<void> done;
+    std::thread peer([&] {
+        ctrl.accept_and_answer(0, 0, 8192);
+        ctrl.read_pdu(); // and never answer
+        done.get_future().wait();
+    });
+    Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(config_for(ctrl.port(), false));
+    ASSERT_TRUE(q.ok()) << q.error().describe();
+    std::vector<uint8_t> buf(512);
+    Result<Completion> c = (*q)->execute(cmd::read(1, 0, 1), DataDir::kControllerToHost, buf.data(), 512,
+                                         std::chrono::milliseconds(200));
+    done.set_value();
+    peer.join();
+    ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.error().code, DOCA_ERROR_TIME_OUT);
+    EXPECT_TRUE((*q)->failed()) << "a late answer must not land in a buffer the caller has given up";
+    EXPECT_FALSE((*q)->socket().is_open());
+}

@@ -209,11 +209,13 @@ Result<Completion> TcpQueue::execute(const wire::Sqe &sqe, DataDir dir, void *da
         if (failed_) return failure_;
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0) {
-            // The slot stays in flight: its CID must not be reused while the controller may answer.
-            return make_error(DOCA_ERROR_TIME_OUT, "command opcode " + std::to_string(sqe.opcode) +
-                                                       " on queue " + std::to_string(config_.qid) +
-                                                       " got no answer within " +
-                                                       std::to_string(timeout.count()) + " ms");
+            // The controller may still answer into the caller's buffer, which is about to go
+            // away: like the Linux host on a command timeout, give up on the whole connection.
+            return fail(make_error(DOCA_ERROR_TIME_OUT,
+                                   "command opcode " + std::to_string(sqe.opcode) + " on queue " +
+                                       std::to_string(config_.qid) + " got no answer within " +
+                                       std::to_string(timeout.count()) + " ms; the queue is closed"))
+                .error();
         }
         Result<uint32_t> r = poll(left);
         if (!r) return r.error();

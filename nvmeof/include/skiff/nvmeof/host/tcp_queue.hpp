@@ -78,6 +78,7 @@ class TcpQueue {
     bool pop_completion(Completion &out);
 
     // submit() and wait for that command (other completions are kept for pop_completion()).
+    // A command that gets no answer within `timeout` fails the queue (DOCA_ERROR_TIME_OUT).
     Result<Completion> execute(const wire::Sqe &sqe, DataDir dir = DataDir::kNone, void *data = nullptr,
                                uint32_t len = 0,
                                std::chrono::milliseconds timeout = std::chrono::seconds(10));
