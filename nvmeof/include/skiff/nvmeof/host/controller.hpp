@@ -3,6 +3,16 @@
 //
 // Admin calls are serialised by a mutex, so an automatic keep-alive thread can share the admin
 // queue with the caller. I/O queues belong to the caller: one thread per queue.
+//
+//   ConnectOptions o;                       // 127.0.0.1:4420, fresh host NQN/ID, KATO 30 s
+//   o.subnqn = "nqn.2026-11.io.skiff:default";
+//   o.io_queues = 4;
+//   auto ctrl = Controller::connect(o);     // Result<std::unique_ptr<Controller>>
+//   if (!ctrl) log(ctrl.error().describe());
+//   (*ctrl)->write(0, 1, lba, nlb, buf, len);            // synchronous, on I/O queue 0
+//   TcpQueue &q = (*ctrl)->io_queue(1);                  // asynchronous: many in flight
+//   q.submit(cmd::read(1, lba, nlb), DataDir::kControllerToHost, buf, len, tag);
+//   q.poll(timeout); while (q.pop_completion(c)) ...
 #pragma once
 
 #include "skiff/core/status.hpp"
