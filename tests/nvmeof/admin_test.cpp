@@ -154,3 +154,63 @@ TEST(KeepAlive, ExpiryTearsDownTheAssociationAndTrafficKeepsItAlive) {
 
 } // namespace
 } // namespace skiff::test
+
+namespace skiff::test {
+namespace {
+
+// The discovery log of a host through the command layer.
+std::vector<std::string> discovered(UnitTarget &t, const std::string &host) {
+    TestQueue q(t.target, t.port);
+    auto d = connect_data(0xFFFF, tgt::kDiscoveryNqn, host);
+    EXPECT_EQ(q.run(connect_sqe(0), sizeof(d), &d).status, 0);
+    EXPECT_EQ(q.run(property_sqe(true, w::kPropCc, 1)).status, 0);
+    auto cqe = q.run(get_log_sqe(NVME_LOG_LID_DISCOVER, 8192, 0), 8192);
+    EXPECT_EQ(cqe.status, 0);
+    const auto &log = *reinterpret_cast<const nvmf_discovery_log *>(q.data());
+    std::vector<std::string> nqns;
+    for (uint64_t i = 0; i < log.numrec; ++i)
+        if (log.entries[i].subtype == NVME_NQN_NVME) nqns.push_back(log.entries[i].subnqn);
+    return nqns;
+}
+
+TEST(Discovery, HostsSeeOnlySubsystemsTheyMayReach) {
+    UnitTarget t;
+    auto closed = std::make_shared<tgt::Subsystem>("nqn.2026-11.io.skiff:closed", tgt::SubsystemKind::kNvm);
+    closed->set_allow_any_host(false);
+    closed->allow_host("nqn.2014-08.org.example:vip");
+    ASSERT_TRUE(t.target.add_subsystem(closed).ok());
+
+    EXPECT_EQ(discovered(t, kHost), std::vector<std::string>{kNqn});
+    EXPECT_EQ(discovered(t, "nqn.2014-08.org.example:vip"),
+              (std::vector<std::string>{kNqn, "nqn.2026-11.io.skiff:closed"}));
+}
+
+TEST(Discovery, LogHeaderAndEntryFieldsAndPartialReads) {
+    UnitTarget t;
+    TestQueue q(t.target, t.port);
+    auto d = connect_data(0xFFFF, tgt::kDiscoveryNqn, kHost);
+    ASSERT_EQ(q.run(connect_sqe(0), sizeof(d), &d).status, 0);
+    ASSERT_EQ(q.run(property_sqe(true, w::kPropCc, 1)).status, 0);
+    // Hosts read the 16-byte header first, then the whole page.
+    ASSERT_EQ(q.run(get_log_sqe(NVME_LOG_LID_DISCOVER, 16, 0), 16).status, 0);
+    const auto &hdr = *reinterpret_cast<const nvmf_discovery_log *>(q.data());
+    EXPECT_EQ(hdr.numrec, 2u);
+    EXPECT_GT(hdr.genctr, 0u);
+    ASSERT_EQ(q.run(get_log_sqe(NVME_LOG_LID_DISCOVER, 3072, 0), 3072).status, 0);
+    const auto &log = *reinterpret_cast<const nvmf_discovery_log *>(q.data());
+    const auto &e = log.entries[0];
+    EXPECT_EQ(e.trtype, NVMF_TRTYPE_TCP);
+    EXPECT_EQ(e.adrfam, NVMF_ADDR_FAMILY_IP4);
+    EXPECT_EQ(e.subtype, NVME_NQN_NVME);
+    EXPECT_EQ(e.portid, t.port.id);
+    EXPECT_EQ(e.cntlid, 0xFFFF);
+    EXPECT_EQ(std::string(e.trsvcid), "4420");
+    EXPECT_EQ(std::string(e.traddr), "127.0.0.1");
+    EXPECT_EQ(log.entries[1].subtype, NVME_NQN_CURR);
+    EXPECT_EQ(std::string(log.entries[1].subnqn), tgt::kDiscoveryNqn);
+    // Other log pages are not offered by a discovery controller.
+    EXPECT_EQ(sc(q.run(get_log_sqe(NVME_LOG_LID_SMART, 512), 512)), NVME_SC_INVALID_LOG_PAGE);
+}
+
+} // namespace
+} // namespace skiff::test

@@ -279,3 +279,124 @@ TEST(TcpTransport, DiscoveryListenerServesTheDiscoveryLogOnly) {
 
 } // namespace
 } // namespace skiff::test
+
+namespace skiff::test {
+namespace {
+
+// An admin queue plus I/O queue 1 on one target.
+struct IoPair {
+    explicit IoPair(LiveTarget &t, uint8_t dgst = 0) : admin(t.io_port), io(t.io_port) {
+        uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+        io.icreq(dgst);
+        ok = io.fabrics_connect(1, cntlid, kSubNqn, kHostNqn, 63).status == 0;
+    }
+    RawTcpClient admin, io;
+    bool ok = false;
+};
+
+TEST(TcpTransport, BadSglsGetSglStatusesAndTheConnectionStays) {
+    LiveTarget t;
+    IoPair p(t);
+    ASSERT_TRUE(p.ok);
+    w::Sqe s = rw(nvme_cmd_read, 0, 1);
+    // Keyed data block (RDMA only): SGL descriptor type invalid.
+    s.cid = 21;
+    s.flags = w::kPsdtSgl;
+    s.dptr = {};
+    s.dptr.id = w::kSglIdKeyed;
+    s.dptr.length = 512;
+    p.io.send_command(s, nullptr, 0, 0, true);
+    auto cqe = p.io.wait_completion(21);
+    EXPECT_EQ(w::Status::sc(cqe.status), NVME_SC_SGL_INVALID_TYPE);
+    EXPECT_TRUE(w::Status::dnr(cqe.status));
+    // A transport data block longer than MDTS: data SGL length invalid.
+    s.cid = 22;
+    s.dptr.id = w::kSglIdTcpTransport;
+    s.dptr.length = 256 * 1024;
+    p.io.send_command(s, nullptr, 0, 0, true);
+    EXPECT_EQ(w::Status::sc(p.io.wait_completion(22).status), NVME_SC_SGL_INVALID_DATA);
+    // In-capsule SGL whose length disagrees with the data in the capsule.
+    std::vector<uint8_t> data(512, 1);
+    w::Sqe wr = rw(nvme_cmd_write, 0, 1);
+    wr.cid = 23;
+    wr.flags = w::kPsdtSgl;
+    wr.dptr = {};
+    wr.dptr.id = w::kSglIdInCapsule;
+    wr.dptr.length = 1024;
+    p.io.send_command(wr, data.data(), 512, 0, true);
+    EXPECT_EQ(w::Status::sc(p.io.wait_completion(23).status), NVME_SC_SGL_INVALID_DATA);
+    // PRP instead of SGL: invalid field.
+    wr.cid = 24;
+    wr.flags = 0;
+    wr.dptr.length = 512;
+    p.io.send_command(wr, data.data(), 512, 0, true);
+    EXPECT_EQ(w::Status::sc(p.io.wait_completion(24).status), NVME_SC_INVALID_FIELD);
+    // The queue still works.
+    std::vector<uint8_t> got;
+    EXPECT_EQ(p.io.command(rw(nvme_cmd_read, 0, 1), &got, 512).status, 0);
+}
+
+TEST(TcpTransport, DataDigestMismatchFailsTheCommandWithATransientTransportError) {
+    LiveTarget t;
+    IoPair p(t, wt::kDgstHeader | wt::kDgstData);
+    ASSERT_TRUE(p.ok);
+    std::vector<uint8_t> data(1024, 0x77);
+    // Build the capsule by hand with a wrong data digest.
+    w::Sqe s = rw(nvme_cmd_write, 0, 2);
+    s.cid = 31;
+    s.flags = w::kPsdtSgl;
+    s.dptr = {};
+    s.dptr.id = w::kSglIdInCapsule;
+    s.dptr.length = 1024;
+    std::vector<uint8_t> pdu(76);
+    auto &cap = *reinterpret_cast<wt::CapsuleCmd *>(pdu.data());
+    cap.ch = {wt::kCapsuleCmd, wt::kFlagHdgst | wt::kFlagDdgst, 72, 76, 76 + 1024 + 4};
+    cap.sqe = s;
+    uint32_t hd = nvmeof::crc32c(pdu.data(), 72);
+    std::memcpy(pdu.data() + 72, &hd, 4);
+    pdu.insert(pdu.end(), data.begin(), data.end());
+    uint32_t bad = nvmeof::crc32c(data.data(), data.size()) + 1;
+    auto *b = reinterpret_cast<uint8_t *>(&bad);
+    pdu.insert(pdu.end(), b, b + 4);
+    p.io.send_raw(pdu.data(), pdu.size());
+    auto cqe = p.io.wait_completion(31);
+    EXPECT_EQ(w::Status::sct(cqe.status), NVME_SCT_GENERIC);
+    EXPECT_EQ(w::Status::sc(cqe.status), 0x22); // transient transport error, retryable
+    EXPECT_FALSE(w::Status::dnr(cqe.status));
+    // Nothing was written.
+    std::vector<uint8_t> got;
+    ASSERT_EQ(p.io.command(rw(nvme_cmd_read, 0, 2), &got, 1024).status, 0);
+    EXPECT_EQ(got, std::vector<uint8_t>(1024, 0));
+}
+
+TEST(TcpTransport, KeepAliveExpiryClosesEveryQueueOfTheAssociation) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    admin.icreq();
+    auto cqe = admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn, 31, 300); // KATO 300 ms
+    ASSERT_EQ(cqe.status, 0);
+    ASSERT_EQ(admin.property(true, w::kPropCc, 1).status, 0);
+    RawTcpClient io(t.io_port);
+    io.icreq();
+    ASSERT_EQ(io.fabrics_connect(1, static_cast<uint16_t>(cqe.result), kSubNqn, kHostNqn, 31).status, 0);
+    // The host goes silent: the target ends the association and closes both connections.
+    EXPECT_TRUE(admin.closed_by_peer());
+    EXPECT_TRUE(io.closed_by_peer());
+}
+
+TEST(TcpTransport, DiscoveryIsServedOnTheIoListenerToo) {
+    LiveTarget t;
+    RawTcpClient c(t.io_port);
+    c.bring_up_admin(tgt::kDiscoveryNqn, kHostNqn);
+    w::Sqe log{};
+    log.opcode = nvme_admin_get_log_page;
+    log.cdw10 = NVME_LOG_LID_DISCOVER | ((2048 / 4 - 1) << 16);
+    std::vector<uint8_t> data;
+    ASSERT_EQ(c.command(log, &data, 2048).status, 0);
+    const auto &hdr = *reinterpret_cast<const nvmf_discovery_log *>(data.data());
+    ASSERT_GE(hdr.numrec, 1u);
+    EXPECT_EQ(std::string(hdr.entries[0].subnqn), kSubNqn);
+}
+
+} // namespace
+} // namespace skiff::test

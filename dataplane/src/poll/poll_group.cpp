@@ -24,9 +24,10 @@ uint64_t now_us() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000u + static_cast<uint64_t>(ts.tv_nsec) / 1000u;
 }
 
-// epoll user data: the wake eventfd and the progress hook are told apart from connections by
+// epoll user data: the wake eventfd and the progress engine are told apart from connections by
 // these sentinels.
-char kWakeTag, kHookTag;
+char kWakeTag, kPeTag;
+constexpr int kPeBudget = 64; // progress calls per iteration
 
 } // namespace
 
@@ -39,6 +40,7 @@ PollGroup::~PollGroup() {
         ::close(msg->fd);
         delete msg;
     }
+    if (pe_) doca_pe_destroy(pe_);
     if (epoll_fd_ >= 0) ::close(epoll_fd_);
     if (wake_fd_ >= 0) ::close(wake_fd_);
 }
@@ -53,10 +55,12 @@ Status PollGroup::start() {
     ev.events = EPOLLIN;
     ev.data.ptr = &kWakeTag;
     epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-    if (hook_.fd >= 0) {
-        ev.data.ptr = &kHookTag;
-        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, hook_.fd, &ev);
-    }
+    if (auto st = check(doca_pe_create(&pe_), "poll group doca_pe_create"); !st) return st;
+    if (auto st = check(doca_pe_get_notification_handle(pe_, &pe_handle_), "doca_pe_get_notification_handle");
+        !st)
+        return st;
+    ev.data.ptr = &kPeTag;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, pe_handle_, &ev);
     thread_ = std::thread([this] { run(); });
     return Status::success();
 }
@@ -67,6 +71,10 @@ void PollGroup::stop() {
     uint64_t one = 1;
     [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
     thread_.join();
+    if (pe_) {
+        doca_pe_destroy(pe_);
+        pe_ = nullptr;
+    }
 }
 
 void PollGroup::add_connection(int fd, std::string peer, const nvmeof::target::Port &port) {
@@ -142,6 +150,8 @@ void PollGroup::run() {
     while (!stop_.load(std::memory_order_relaxed)) {
         uint64_t now = now_us();
         bool idle = now - last_work > kBusyPollWindowUs;
+        // Before sleeping, arm the progress engine so a completion wakes the group.
+        if (idle) doca_pe_request_notification(pe_);
         int n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);
         bool work = n > 0;
         bool finished_any = false;
@@ -149,15 +159,15 @@ void PollGroup::run() {
             void *tag = events[i].data.ptr;
             if (tag == &kWakeTag) {
                 take_new_connections();
-            } else if (tag == &kHookTag) {
-                // The progress engine is driven below every iteration.
+            } else if (tag == &kPeTag) {
+                doca_pe_clear_notification(pe_, pe_handle_); // progressed below
             } else {
                 auto &e = *static_cast<Entry *>(tag);
                 service(e, events[i].events);
                 finished_any |= e.conn->finished();
             }
         }
-        if (hook_.progress) work |= hook_.progress(hook_.ctx);
+        for (int i = 0; i < kPeBudget && doca_pe_progress(pe_); ++i) work = true;
         now = now_us();
         if (now / 1000 - last_timer >= kTimerPeriodMs) {
             last_timer = now / 1000;

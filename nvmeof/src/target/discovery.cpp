@@ -15,7 +15,7 @@ nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t
     e.trtype = NVMF_TRTYPE_TCP;
     e.adrfam = NVMF_ADDR_FAMILY_IP4;
     e.subtype = subtype;
-    e.treq = NVMF_TREQ_NOT_REQUIRED | NVMF_TREQ_DISABLE_SQFLOW;
+    e.treq = NVMF_TREQ_DISABLE_SQFLOW; // secure channel not specified; SQ flow control may be disabled
     e.portid = port.id;
     e.cntlid = 0xFFFF; // dynamic controller model
     e.asqsz = 32;

@@ -22,10 +22,6 @@ namespace {
 constexpr uint8_t kZeroPad[128] = {};
 constexpr uint8_t kTransientTransportError = 0x22;
 
-auto tcp_log() {
-    return skiff::log::get("tcp");
-}
-
 uint32_t load_digest(const uint8_t *p) {
     uint32_t v;
     std::memcpy(&v, p, 4);
@@ -109,7 +105,7 @@ void TcpQueuePair::on_readable() {
         }
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
-            tcp_log()->info("{}: receive failed: {}", peer_, std::strerror(errno));
+            log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
             finish("receive error");
             break;
         }
@@ -139,7 +135,7 @@ void TcpQueuePair::step() {
         break;
     case RecvState::kDataDigest:
         if (crc32c(rx_data_, rx_data_len_) != rx_ddgst_) {
-            tcp_log()->warn("{}: data digest mismatch on command {}", peer_, uint16_t(rx_req_->cmd.cid));
+            log_->warn("{}: data digest mismatch on command {}", peer_, uint16_t(rx_req_->cmd.cid));
             rx_req_->digest_error = true;
         }
         on_data_done();
@@ -214,8 +210,8 @@ void TcpQueuePair::on_pdu_header() {
         return handle_h2c_data();
     case kH2CTermReq: {
         const auto &term = *reinterpret_cast<const TermReq *>(rx_hdr_);
-        tcp_log()->warn("{}: host terminated the connection (H2CTermReq FES {:#x}, FEI {})", peer_, term.fes,
-                        term.fei);
+        log_->warn("{}: host terminated the connection (H2CTermReq FES {:#x}, FEI {})", peer_, term.fes,
+                   term.fei);
         rx_state_ = RecvState::kStopped;
         return finish("host sent H2CTermReq");
     }
@@ -262,8 +258,8 @@ void TcpQueuePair::handle_icreq() {
     resp.dgst = ic.dgst & (kDgstHeader | kDgstData);
     resp.maxh2cdata = limits_.max_transfer;
     send_control(&resp, sizeof(resp));
-    tcp_log()->debug("{}: ICReq: hpda {} digests hd={} dd={} maxr2t {}", peer_, ic.hpda, hdgst_, ddgst_,
-                     ic.maxr2t + 1);
+    log_->debug("{}: ICReq: hpda {} digests hd={} dd={} maxr2t {}", peer_, ic.hpda, hdgst_, ddgst_,
+                ic.maxr2t + 1);
     next_pdu();
 }
 
@@ -343,9 +339,9 @@ void TcpQueuePair::free_request(TcpRequest &req) {
 }
 
 void TcpQueuePair::set_state(TcpRequest &req, TcpRequestState state) {
-    if (tcp_log()->should_log(spdlog::level::trace))
-        tcp_log()->trace("{}: cid {} {} -> {}", peer_, uint16_t(req.cmd.cid), to_string(req.state),
-                         to_string(state));
+    if (log_->should_log(spdlog::level::trace))
+        log_->trace("{}: cid {} {} -> {}", peer_, uint16_t(req.cmd.cid), to_string(req.state),
+                    to_string(state));
     req.state = state;
 }
 
@@ -460,8 +456,8 @@ void TcpQueuePair::send_control(const void *data, size_t len) {
 
 // A protocol violation: C2HTermReq echoing the offending header, then close this connection.
 void TcpQueuePair::fatal(uint16_t fes, uint32_t fei, const char *what) {
-    tcp_log()->warn("{}: fatal transport error: {} (FES {:#04x}, FEI {}); closing the connection", peer_,
-                    what, fes, fei);
+    log_->warn("{}: fatal transport error: {} (FES {:#04x}, FEI {}); closing the connection", peer_, what,
+               fes, fei);
     const auto &ch = *reinterpret_cast<const CommonHeader *>(rx_hdr_);
     uint32_t received = static_cast<uint32_t>(rx_ptr_ - rx_hdr_);
     if (rx_ptr_ < rx_hdr_ || rx_ptr_ > rx_hdr_ + sizeof(rx_hdr_)) received = sizeof(CommonHeader);
@@ -501,7 +497,7 @@ void TcpQueuePair::finish(const char *why) {
     if (queue_.connected())
         queue_.disconnect(why);
     else
-        tcp_log()->debug("{}: connection closed before Connect: {}", peer_, why);
+        log_->debug("{}: connection closed before Connect: {}", peer_, why);
     ::shutdown(fd_, SHUT_RDWR);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "send_queue.hpp"
+#include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
 #include "skiff/nvmeof/tcp/tcp_connection.hpp"
 #include "tcp_request.hpp"
@@ -67,6 +68,8 @@ class TcpQueuePair final : public TcpConnection, public target::TransportOps {
     void finish(const char *why);
     void put_header_digest(uint8_t *pdu, uint32_t hlen) const;
 
+    // Looked up once: the registry lookup takes a lock, which the data path must not.
+    std::shared_ptr<spdlog::logger> log_ = skiff::log::get("tcp");
     int fd_;
     std::string peer_;
     target::Target &target_;

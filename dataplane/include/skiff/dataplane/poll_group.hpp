@@ -1,10 +1,14 @@
 // A poll group: one thread that owns a set of connections and drives them. It busy-polls
 // while there is work and sleeps in epoll after a short idle period, so an idle target does
-// not burn a core. Connections arrive by message (a lock-free queue plus an eventfd), never by
+// not burn a core. Each group owns a doca_pe progressed every iteration, its notification fd in
+// the group's epoll set. Connections arrive by message (a lock-free queue plus an eventfd), never by
 // sharing a lock with the acceptor or other groups.
 #pragma once
 
 #include "skiff/core/status.hpp"
+
+#include <doca_pe.h>
+
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 #include "skiff/nvmeof/tcp/tcp_connection.hpp"
@@ -35,15 +39,10 @@ class PollGroup {
     size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
     int index() const { return index_; }
 
-    // Hook for the core's progress engine (doca_pe, branch `exec`): when set, the group adds
-    // `fd` to its epoll set and calls `progress()` every iteration, so DMA completions for
-    // host-memory backends are delivered on this thread.
-    struct ProgressHook {
-        int fd = -1;
-        bool (*progress)(void *ctx) = nullptr; // returns true when it did work
-        void *ctx = nullptr;
-    };
-    void set_progress_hook(ProgressHook hook) { hook_ = hook; }
+    // The group's progress engine: DMA and other core contexts that serve this group's
+    // connections (host-memory backends) connect to it; their completions then arrive on this
+    // thread, inside the loop. Valid between start() and stop().
+    doca_pe *progress_engine() const { return pe_; }
 
   private:
     struct NewConnection {
@@ -72,7 +71,8 @@ class PollGroup {
     boost::lockfree::queue<NewConnection *> inbox_{64};
     std::vector<std::unique_ptr<Entry>> entries_;
     std::atomic<size_t> connection_count_{0};
-    ProgressHook hook_;
+    doca_pe *pe_ = nullptr;
+    doca_notification_handle_t pe_handle_ = -1;
 };
 
 } // namespace skiff::dataplane

@@ -48,8 +48,9 @@ class Controller {
     // Features.
     uint32_t kato_ms() const { return kato_ms_.load(std::memory_order_relaxed); }
     void set_kato_ms(uint32_t ms) { kato_ms_.store(ms, std::memory_order_relaxed); }
-    uint16_t io_queues() const { return io_queues_; } // granted I/O queue count
-    void set_io_queues(uint16_t n) { io_queues_ = n; }
+    // Granted I/O queue count (set on the admin thread, read by I/O Connects on any group).
+    uint16_t io_queues() const { return io_queues_.load(std::memory_order_acquire); }
+    void set_io_queues(uint16_t n) { io_queues_.store(n, std::memory_order_release); }
     uint32_t async_event_config = 0;
     bool volatile_write_cache = true;
 
@@ -92,7 +93,7 @@ class Controller {
     uint32_t cc_ = 0;
     std::atomic<uint32_t> csts_{0};
     std::atomic<uint32_t> kato_ms_;
-    uint16_t io_queues_;
+    std::atomic<uint16_t> io_queues_;
     std::atomic<uint64_t> last_activity_ms_{0};
     std::atomic<bool> dead_{false};
     std::array<std::atomic<bool>, kMaxQid + 1> qid_in_use_{};

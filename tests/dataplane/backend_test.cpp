@@ -1,0 +1,68 @@
+// The RAM and null backends.
+#include "skiff/dataplane/null_device.hpp"
+#include "skiff/dataplane/ram_device.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace skiff::dataplane {
+namespace {
+
+TEST(RamDevice, RejectsSizesThatAreNotWholePages) {
+    for (uint64_t bad : {0ull, 1000ull, 4097ull}) {
+        auto dev = RamDevice::create(bad);
+        ASSERT_FALSE(dev.ok());
+        EXPECT_EQ(dev.error().code, DOCA_ERROR_INVALID_VALUE);
+        EXPECT_NE(dev.error().message.find(std::to_string(bad)), std::string::npos);
+    }
+}
+
+TEST(RamDevice, AGibibyteIsCheapUntilTouchedAndStartsZeroed) {
+    auto dev = RamDevice::create(1ull << 30);
+    ASSERT_TRUE(dev.ok());
+    std::vector<uint8_t> buf(4096, 0xAA);
+    EXPECT_EQ((*dev)->read((1ull << 30) - 4096, buf.data(), buf.size()), 0);
+    EXPECT_EQ(buf, std::vector<uint8_t>(4096, 0));
+}
+
+TEST(RamDevice, WriteReadCompareAndDeallocateWithPartialPages) {
+    auto dev = RamDevice::create(64 * 1024);
+    ASSERT_TRUE(dev.ok());
+    std::vector<uint8_t> data(64 * 1024);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 13 + 1);
+    ASSERT_EQ((*dev)->write(0, data.data(), data.size()), 0);
+    bool equal = false;
+    ASSERT_EQ((*dev)->compare(512, data.data() + 512, 1024, equal), 0);
+    EXPECT_TRUE(equal);
+    ASSERT_EQ((*dev)->compare(512, data.data() + 100, 1024, equal), 0);
+    EXPECT_FALSE(equal);
+
+    // Deallocate 1 KiB .. 13 KiB: a partial page, two whole pages, a partial page.
+    ASSERT_EQ((*dev)->deallocate(1024, 12 * 1024), 0);
+    std::fill(data.begin() + 1024, data.begin() + 13 * 1024, 0);
+    std::vector<uint8_t> got(data.size());
+    ASSERT_EQ((*dev)->read(0, got.data(), got.size()), 0);
+    EXPECT_EQ(got, data);
+
+    ASSERT_EQ((*dev)->write_zeroes(20 * 1024, 512), 0);
+    std::fill(data.begin() + 20 * 1024, data.begin() + 20 * 1024 + 512, 0);
+    ASSERT_EQ((*dev)->read(0, got.data(), got.size()), 0);
+    EXPECT_EQ(got, data);
+}
+
+TEST(NullDevice, ReadsZeroesAndDropsWrites) {
+    NullDevice dev(1 << 20);
+    EXPECT_EQ(dev.size_bytes(), 1u << 20);
+    std::vector<uint8_t> data(4096, 0x5A);
+    EXPECT_EQ(dev.write(0, data.data(), data.size()), 0);
+    std::vector<uint8_t> got(4096, 0xFF);
+    EXPECT_EQ(dev.read(0, got.data(), got.size()), 0);
+    EXPECT_EQ(got, std::vector<uint8_t>(4096, 0));
+    bool equal = true;
+    EXPECT_EQ(dev.compare(0, data.data(), data.size(), equal), 0);
+    EXPECT_FALSE(equal);
+}
+
+} // namespace
+} // namespace skiff::dataplane

@@ -1,0 +1,147 @@
+// The skiff-target executable as users run it: command line, startup lines, signals, errors.
+#include "../nvmeof/raw_tcp_client.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace skiff::test {
+namespace {
+
+// A child process with its stdout and stderr in one pipe.
+class TargetProcess {
+  public:
+    explicit TargetProcess(std::vector<std::string> args) {
+        int fds[2];
+        EXPECT_EQ(pipe(fds), 0);
+        pid_ = fork();
+        if (pid_ == 0) {
+            dup2(fds[1], 1);
+            dup2(fds[1], 2);
+            close(fds[0]);
+            std::vector<char *> argv;
+            std::string bin = std::string(SKIFF_BIN_DIR) + "/skiff-target";
+            argv.push_back(bin.data());
+            for (auto &a : args) argv.push_back(a.data());
+            argv.push_back(nullptr);
+            execv(bin.c_str(), argv.data());
+            _exit(127);
+        }
+        close(fds[1]);
+        out_ = fds[0];
+    }
+    ~TargetProcess() {
+        if (pid_ > 0 && !exited_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+        close(out_);
+    }
+
+    // Reads output until `re` matches (or the process ends); returns the first capture group.
+    std::string wait_for(const std::regex &re) {
+        std::smatch m;
+        for (;;) {
+            if (std::regex_search(output, m, re)) return m.size() > 1 ? m[1].str() : m[0].str();
+            pollfd p{out_, POLLIN, 0};
+            if (::poll(&p, 1, 20000) <= 0) return {}; // safety net against a hung child
+            char buf[4096];
+            ssize_t n = read(out_, buf, sizeof(buf));
+            if (n <= 0) return {};
+            output.append(buf, static_cast<size_t>(n));
+        }
+    }
+    int wait_exit() {
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        exited_ = true;
+        std::string rest;
+        char buf[4096];
+        for (ssize_t n; (n = read(out_, buf, sizeof(buf))) > 0;) output.append(buf, static_cast<size_t>(n));
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    void signal(int sig) { kill(pid_, sig); }
+
+    std::string output;
+
+  private:
+    pid_t pid_ = -1;
+    int out_ = -1;
+    bool exited_ = false;
+};
+
+TEST(SkiffTarget, ServesIoLogsListenersAndExitsCleanlyOnSigterm) {
+    const std::string nqn = "nqn.2026-11.io.skiff:proc";
+    TargetProcess p({"--listen", "127.0.0.1:0", "--discovery", "127.0.0.1:0", "--nqn", nqn, "--size", "64MiB",
+                     "--block-size", "4096", "--serial", "PROC42"});
+    std::string io_port = p.wait_for(std::regex("listening: tcp 127\\.0\\.0\\.1:(\\d+) \\(subsystem " + nqn));
+    ASSERT_FALSE(io_port.empty()) << p.output;
+    std::string disc_port = p.wait_for(std::regex("listening: tcp 127\\.0\\.0\\.1:(\\d+) \\(discovery\\)"));
+    ASSERT_FALSE(disc_port.empty()) << p.output;
+
+    {
+        RawTcpClient admin(static_cast<uint16_t>(std::stoi(io_port)));
+        const std::string host = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
+        uint16_t cntlid = admin.bring_up_admin(nqn, host);
+        w::Sqe id{};
+        id.opcode = nvme_admin_identify;
+        id.cdw10 = NVME_IDENTIFY_CNS_NS;
+        id.nsid = 1;
+        std::vector<uint8_t> data;
+        ASSERT_EQ(admin.command(id, &data, 4096).status, 0);
+        const auto &ns = *reinterpret_cast<const nvme_id_ns *>(data.data());
+        EXPECT_EQ(ns.nsze, (64ull << 20) / 4096);
+        EXPECT_EQ(ns.lbaf[0].ds, 12);
+        id.cdw10 = NVME_IDENTIFY_CNS_CTRL;
+        id.nsid = 0;
+        ASSERT_EQ(admin.command(id, &data, 4096).status, 0);
+        EXPECT_EQ(std::string(reinterpret_cast<const nvme_id_ctrl *>(data.data())->sn, 6), "PROC42");
+        p.wait_for(std::regex("connect: .* controller " + std::to_string(cntlid)));
+    }
+    p.signal(SIGTERM);
+    EXPECT_EQ(p.wait_exit(), 0) << p.output;
+    EXPECT_NE(p.output.find("shutting down"), std::string::npos);
+}
+
+TEST(SkiffTarget, BusyPortIsAnErrorNamingTheAddressAndErrno) {
+    TargetProcess first({"--listen", "127.0.0.1:0", "--discovery", "none"});
+    std::string port = first.wait_for(std::regex("listening: tcp 127\\.0\\.0\\.1:(\\d+)"));
+    ASSERT_FALSE(port.empty());
+    TargetProcess second({"--listen", "127.0.0.1:" + port, "--discovery", "none"});
+    EXPECT_EQ(second.wait_exit(), 1);
+    EXPECT_NE(second.output.find("cannot listen on 127.0.0.1:" + port + ": Address already in use"),
+              std::string::npos)
+        << second.output;
+    first.signal(SIGINT);
+    EXPECT_EQ(first.wait_exit(), 0);
+}
+
+TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
+    struct Case {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    for (const Case &c : std::vector<Case>{
+             {{"--transport", "rdma"}, "use --transport tcp"},
+             {{"--size", "3 bananas"}, "such as 512MiB or 1GiB"},
+             {{"--block-size", "1000"}, "use 512 or 4096"},
+             {{"--backend", "disk"}, "use ram or null"},
+             {{"--listen", "localhost4420"}, "expected ADDR:PORT"},
+             {{"--allow-host", "bob"}, "does not start with \"nqn.yyyy-mm.\""},
+         }) {
+        TargetProcess p(c.args);
+        EXPECT_EQ(p.wait_exit(), 1) << c.args[0];
+        EXPECT_NE(p.output.find(c.says), std::string::npos) << p.output;
+    }
+}
+
+} // namespace
+} // namespace skiff::test
