@@ -133,6 +133,8 @@ Result<uint16_t> TcpQueue::submit(const wire::Sqe &sqe, DataDir dir, void *data,
         std::memcpy(tx_ + sizeof(CapsuleCmd), &d, sizeof(d));
     }
     if (Status st = send_pdu(frame.header_len, slot.data, icd, frame); !st) return st.error();
+    ++counters_.commands;
+    if (icd > 0) ++counters_.in_capsule_writes;
     return cid;
 }
 
@@ -155,6 +157,7 @@ Status TcpQueue::send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uin
             std::memcpy(tx_ + sizeof(DataPdu), &d, sizeof(d));
         }
         if (Status st = send_pdu(frame.header_len, slot.data + off, chunk, frame); !st) return st;
+        ++counters_.h2c_pdus;
         off += chunk;
     }
     return Status::success();

@@ -87,6 +87,7 @@ Status TcpQueue::on_capsule_resp(const uint8_t *hdr) {
     const auto &pdu = *reinterpret_cast<const CapsuleResp *>(hdr);
     Result<Slot *> slot = slot_for(pdu.cqe.cid, "CapsuleResp");
     if (!slot) return slot.error();
+    ++counters_.responses;
     complete(pdu.cqe.cid, pdu.cqe);
     return Status::success();
 }
@@ -120,11 +121,14 @@ Status TcpQueue::on_c2h_data(const uint8_t *hdr) {
                                                               hex(got) + ", computed 0x" + hex(want)));
     }
     slot.received += pdu.datal;
+    ++counters_.c2h_pdus;
+    if (pdu.ch.pdo % ((config_.hpda + 1u) * 4u) != 0) ++counters_.c2h_misaligned;
     // SUCCESS with LAST_PDU stands in for a response capsule with all-zero status and result.
     if ((pdu.ch.flags & kFlagDataSuccess) && (pdu.ch.flags & kFlagDataLast)) {
         wire::Cqe cqe{};
         cqe.cid = pdu.cccid;
         cqe.sq_id = config_.qid;
+        ++counters_.c2h_success;
         complete(pdu.cccid, cqe);
     }
     return Status::success();
@@ -141,6 +145,7 @@ Status TcpQueue::on_r2t(const uint8_t *hdr) {
                                                   " asks for bytes " + std::to_string(pdu.r2to) + ".." +
                                                   std::to_string(uint64_t{pdu.r2to} + pdu.r2tl) +
                                                   " but the command writes " + std::to_string(slot.len)));
+    ++counters_.r2ts;
     return send_h2c_data(pdu.cccid, pdu.ttag, pdu.r2to, pdu.r2tl);
 }
 

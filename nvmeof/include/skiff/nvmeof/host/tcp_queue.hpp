@@ -46,6 +46,19 @@ struct Completion {
     bool nvme_ok() const { return (cqe.status >> 1) == 0; }
 };
 
+// What went over one queue, PDU by PDU: shows which transfer path a command took (in-capsule,
+// R2T + H2CData, C2HData with SUCCESS) and whether the controller kept our alignment.
+struct QueueCounters {
+    uint64_t commands = 0;          // command capsules sent
+    uint64_t in_capsule_writes = 0; // of those, with their data inside the capsule
+    uint64_t r2ts = 0;
+    uint64_t h2c_pdus = 0;
+    uint64_t c2h_pdus = 0;
+    uint64_t c2h_success = 0;    // commands finished by C2HData SUCCESS instead of a response capsule
+    uint64_t c2h_misaligned = 0; // C2HData whose data did not start at the HPDA alignment we asked for
+    uint64_t responses = 0;      // response capsules
+};
+
 class TcpQueue {
   public:
     // Connects and negotiates (ICReq/ICResp). The queue then accepts commands; for NVMe it is
@@ -86,6 +99,7 @@ class TcpQueue {
     // A queue that hit a transport error (socket closed, TermReq, protocol violation) stays
     // failed; every later call returns that error.
     bool failed() const { return failed_; }
+    const QueueCounters &counters() const { return counters_; }
     const Error &failure() const { return failure_; }
     void close();
 
@@ -146,6 +160,7 @@ class TcpQueue {
 
     bool failed_ = false;
     Error failure_;
+    QueueCounters counters_;
 };
 
 } // namespace skiff::nvmeof::host
