@@ -8,6 +8,9 @@
 #   host-target-tcp   build/bin/skiff-target on the host; in the guest nvme discover, nvme connect,
 #                     id-ctrl/id-ns must show the serial, model and size given on the command line,
 #                     fio crc32c verify (4k random + 128k sequential), disconnect.
+#   kernel-initiator-options  tests/lab/kernel-initiator-options.sh: the kernel initiator against
+#                     skiff-target with header + data digests, 2 I/O queues of depth 32, KATO
+#                     15 s; fio verify; disconnect; the target exits 0 on SIGTERM.
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
@@ -65,6 +68,10 @@ test_host_target_tcp() {
     "$lab/examples/host-target-tcp.sh"
 }
 
+test_kernel_initiator_options() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/kernel-initiator-options.sh"
+}
+
 test_initiator_vs_nvmet() {
   local nqn=nqn.2026-11.io.skiff:kernel-nvmet
   # null_blk with memory_backed=1 keeps what is written, so read-back can be verified.
@@ -75,7 +82,7 @@ lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
 /lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
 }
 
-all_tests=(host-target-tcp initiator-vs-nvmet)
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
