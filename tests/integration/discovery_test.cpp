@@ -51,6 +51,30 @@ TEST_F(integration_discovery, LogListsTheSubsystemWithItsListenerAndTheDiscovery
     EXPECT_EQ(trim_field(self->trsvcid, sizeof(self->trsvcid)), std::to_string(disc_port_));
 }
 
+TEST_F(integration_discovery, EveryListenerHasItsEntryAndServesIo) {
+    io_port_ = free_port();
+    const uint16_t second = free_port();
+    start_target({"--listen", "127.0.0.1:" + std::to_string(io_port_), "--listen",
+                  "127.0.0.1:" + std::to_string(second)});
+    Result<DiscoveryLog> log = discover(*this, disc_port_, HostIdentity::generate(), options());
+    ASSERT_OK(log);
+    std::vector<std::string> ports;
+    for (const auto &e : log->entries)
+        if (e.subtype == NVME_NQN_NVME && trim_field(e.subnqn, sizeof(e.subnqn)) == kNqn)
+            ports.push_back(trim_field(e.trsvcid, sizeof(e.trsvcid)));
+    std::sort(ports.begin(), ports.end());
+    std::vector<std::string> want{std::to_string(io_port_), std::to_string(second)};
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(ports, want) << "one NVM subsystem entry per listener";
+
+    ConnectOptions o = options();
+    o.port = second;
+    auto ctrl = connect(o);
+    ASSERT_NE(ctrl, nullptr);
+    std::vector<uint8_t> buf(kBlock);
+    ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+}
+
 TEST_F(integration_discovery, DiscoveryIsAlsoServedOnTheIoListener) {
     start_target();
     Result<DiscoveryLog> log = discover(*this, io_port_, HostIdentity::generate(), options());

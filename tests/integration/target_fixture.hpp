@@ -32,9 +32,10 @@ class TargetTest : public ::testing::Test {
   protected:
     // Starts skiff-target: I/O listener and discovery listener on free ports, RAM backend of
     // kSizeBytes in kBlock blocks, kSerial/kModel; an option given in `extra` replaces the default.
+    // io_port_ / disc_port_ may be chosen before the call (free_port()), e.g. to name them in extra.
     void start_target(const std::vector<std::string> &extra = {}) {
-        io_port_ = free_port();
-        disc_port_ = free_port();
+        if (io_port_ == 0) io_port_ = free_port();
+        if (disc_port_ == 0) disc_port_ = free_port();
         const std::vector<std::pair<std::string, std::string>> defaults{
             {"--listen", "127.0.0.1:" + std::to_string(io_port_)},
             {"--discovery", "127.0.0.1:" + std::to_string(disc_port_)},
