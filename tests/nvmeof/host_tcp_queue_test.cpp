@@ -47,6 +47,10 @@ class ScriptedController {
     uint16_t port() const { return port_; }
 
     void accept_only() { fd_ = ::accept(lfd_, nullptr, nullptr); }
+    void close_connection() {
+        ::close(fd_);
+        fd_ = -1;
+    }
 
     // Accepts, reads the ICReq, answers with an ICResp.
     IcReq accept_and_answer(uint8_t cpda, uint8_t dgst, uint32_t maxh2cdata) {
@@ -385,4 +389,38 @@ TEST(HostTcpQueue, UnansweredCommandTimesOutAndClosesTheQueue) {
     EXPECT_EQ(c.error().code, DOCA_ERROR_TIME_OUT);
     EXPECT_TRUE((*q)->failed()) << "a late answer must not land in a buffer the caller has given up";
     EXPECT_FALSE((*q)->socket().is_open());
+}
+
+TEST(HostTcpQueue, NothingListeningIsAConnectionErrorWithTheErrno) {
+    uint16_t port;
+    {
+        ScriptedController closed; // bound and listening only inside this scope
+        port = closed.port();
+    }
+    Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(config_for(port, false));
+    ASSERT_FALSE(q.ok());
+    EXPECT_EQ(q.error().code, DOCA_ERROR_CONNECTION_ABORTED);
+    EXPECT_NE(q.error().message.find("127.0.0.1:" + std::to_string(port)), std::string::npos)
+        << q.error().message;
+    EXPECT_NE(q.error().message.find("Connection refused (errno 111)"), std::string::npos)
+        << q.error().message;
+}
+
+TEST(HostTcpQueue, PeerThatClosesInsteadOfAnsweringIsNamed) {
+    ScriptedController ctrl;
+    std::thread peer([&] {
+        ctrl.accept_and_answer(0, 0, 8192);
+        ctrl.read_pdu();
+        ctrl.close_connection(); // instead of answering
+    });
+    Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(config_for(ctrl.port(), false));
+    ASSERT_TRUE(q.ok()) << q.error().describe();
+    Result<uint16_t> cid = (*q)->submit(cmd::flush(1), DataDir::kNone, nullptr, 0);
+    ASSERT_TRUE(cid.ok());
+    peer.join();
+    Result<uint32_t> n = (*q)->poll(std::chrono::seconds(5));
+    ASSERT_FALSE(n.ok());
+    EXPECT_EQ(n.error().code, DOCA_ERROR_CONNECTION_RESET);
+    EXPECT_NE(n.error().message.find("connection closed by 127.0.0.1"), std::string::npos)
+        << n.error().message;
 }
