@@ -116,3 +116,21 @@ TEST_F(integration_connect, IoQueueOfAnotherHostCannotJoinAController) {
     std::vector<uint8_t> buf(kBlock);
     ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock)); // the rightful host is unaffected
 }
+
+TEST_F(integration_connect, HostThatDropsItsConnectionsReconnectsAtOnce) {
+    // The reconnect race of the checklist: the old association may still be tearing down when
+    // the same host connects again with the same queue IDs; that must just work, every time.
+    start_target();
+    ConnectOptions o = options();
+    o.io_queues = 2;
+    for (int round = 0; round < 5; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        auto ctrl = connect(o);
+        ASSERT_NE(ctrl, nullptr);
+        std::vector<uint8_t> buf(kBlock);
+        ASSERT_OK(ctrl->read(1, 1, 0, 1, buf.data(), kBlock));
+        // Drop every connection without a shutdown, like a host that crashed or lost its path.
+        for (size_t i = 0; i < ctrl->io_queue_count(); ++i) ctrl->io_queue(i).close();
+        ctrl->admin_queue().close();
+    }
+}
