@@ -8,6 +8,9 @@
 
 #include <cstddef>
 #include <cstring>
+#include <random>
+
+#include <sys/socket.h>
 
 using namespace skiff;
 using namespace skiff::itest;
@@ -157,5 +160,44 @@ TEST_F(integration_bad_input, LbaOutOfRangeIsRefusedAndNothingIsWritten) {
     ASSERT_FALSE(via_api.ok());
     EXPECT_EQ(via_api.error().code, DOCA_ERROR_INVALID_VALUE);
     EXPECT_NE(via_api.error().message.find("sc 80h (LBA Out of Range)"), std::string::npos);
+    expect_healthy();
+}
+
+TEST_F(integration_bad_input, RandomPdusNeverHurtTheTargetOrOtherHosts) {
+    // 200 connections, each sending one malformed PDU after a valid ICReq (or instead of it):
+    // random type, flags, HLEN, PDO and a PLEN that matches what is sent in half the cases.
+    // Whatever the target answers, it must survive, and the bystander must keep working.
+    std::mt19937 rng(20261122); // fixed seed: a failure reproduces
+    int term_reqs = 0;
+    for (int i = 0; i < 200; ++i) {
+        SCOPED_TRACE("random PDU " + std::to_string(i));
+        Result<TcpSocket> sock = TcpSocket::connect("127.0.0.1", io_port_, 5s);
+        ASSERT_OK(sock);
+        if (i % 2 == 0) {
+            IcReq req = make_ic_req(false, false, 0, 0);
+            ASSERT_OK(sock->send_all(&req, sizeof(req), deadline_after(5s)));
+            IcResp resp{};
+            ASSERT_OK(sock->recv_exact(&resp, sizeof(resp), deadline_after(5s)));
+        }
+        std::vector<uint8_t> pdu(8 + rng() % 200);
+        for (auto &b : pdu) b = static_cast<uint8_t>(rng());
+        auto &ch = *reinterpret_cast<CommonHeader *>(pdu.data());
+        ch.type = static_cast<uint8_t>(rng() % 12);
+        if (rng() % 2) ch.plen = static_cast<uint32_t>(pdu.size());
+        ASSERT_OK(sock->send_all(pdu.data(), pdu.size(), deadline_after(5s)));
+        ::shutdown(sock->fd(), SHUT_WR); // nothing more is coming: the target must not wait forever
+        // Drain whatever comes back (a TermReq, a response, nothing) until the target closes.
+        uint8_t sink[4096];
+        bool first = true;
+        for (;;) {
+            Result<size_t> n = sock->recv_some(sink, sizeof(sink), deadline_after(10s));
+            if (!n || *n == 0) break;
+            if (first && sink[0] == kC2HTermReq) ++term_reqs;
+            first = false;
+        }
+        ASSERT_TRUE(target_->running()) << "skiff-target died on random PDU " << i;
+    }
+    EXPECT_GT(term_reqs, 0) << "malformed PDUs are answered with C2HTermReq";
+    RecordProperty("c2h_term_reqs", term_reqs);
     expect_healthy();
 }
