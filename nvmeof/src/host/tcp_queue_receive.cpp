@@ -2,7 +2,6 @@
 // straight from the socket into the command's buffer; R2Ts are answered with H2CData at once.
 #include "skiff/nvmeof/host/tcp_queue.hpp"
 
-#include "skiff/core/log.hpp"
 #include "skiff/nvmeof/crc32c.hpp"
 
 #include <cstdio>
@@ -13,8 +12,8 @@ namespace skiff::nvmeof::host {
 using namespace wire::tcp;
 
 namespace {
-// Largest PDU a well-behaved controller sends us: a TermReq echoes at most 128 header bytes;
-// data PDUs are bounded by the command's buffer, checked separately.
+// No PLEN bound common to all types: a C2HData's PLEN is checked against its command's buffer,
+// and of a TermReq only the header is read before the connection is given up.
 constexpr uint32_t kMaxPlen = 0xFFFFFFFFu;
 
 std::string hex(uint32_t v) {
