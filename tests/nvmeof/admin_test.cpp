@@ -214,3 +214,46 @@ TEST(Discovery, LogHeaderAndEntryFieldsAndPartialReads) {
 
 } // namespace
 } // namespace skiff::test
+
+namespace skiff::test {
+namespace {
+
+TEST(LogPages, SmartCountsHostReadsAndWritesAcrossReconnects) {
+    UnitTarget t;
+    auto smart = [&](TestQueue &admin) {
+        EXPECT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_SMART, 512), 512).status, 0);
+        nvme_smart_log s;
+        std::memcpy(&s, admin.data(), sizeof(s));
+        uint64_t v[4];
+        std::memcpy(&v[0], s.data_units_read, 8);
+        std::memcpy(&v[1], s.data_units_written, 8);
+        std::memcpy(&v[2], s.host_reads, 8);
+        std::memcpy(&v[3], s.host_writes, 8);
+        return std::array<uint64_t, 4>{v[0], v[1], v[2], v[3]};
+    };
+    std::vector<uint8_t> data(4096, 1);
+    {
+        TestQueue admin(t.target, t.port), io(t.target, t.port);
+        uint16_t cntlid = t.bring_up(admin);
+        ASSERT_EQ(t.connect_io(io, cntlid).status, 0);
+        for (int i = 0; i < 3; ++i)
+            ASSERT_EQ(io.run(io_sqe(nvme_cmd_write, 0, 8), 4096, data.data()).status, 0);
+        ASSERT_EQ(io.run(io_sqe(nvme_cmd_read, 0, 8), 4096).status, 0);
+        EXPECT_EQ(io.run(io_sqe(nvme_cmd_read, 1ull << 40, 1), 512).status & 0xFFFE, // failed: not counted
+                  w::Status::make(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE, true));
+        auto s = smart(admin);
+        EXPECT_EQ(s[0], 1u); // 8 units of 512 bytes -> rounds up to 1 thousand
+        EXPECT_EQ(s[1], 1u); // 24 units -> 1
+        EXPECT_EQ(s[2], 1u); // one read command
+        EXPECT_EQ(s[3], 3u); // three write commands
+    }
+    // A new association still sees the subsystem's history.
+    TestQueue admin(t.target, t.port);
+    t.bring_up(admin);
+    auto s = smart(admin);
+    EXPECT_EQ(s[2], 1u);
+    EXPECT_EQ(s[3], 3u);
+}
+
+} // namespace
+} // namespace skiff::test

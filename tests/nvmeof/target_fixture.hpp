@@ -29,7 +29,7 @@ class LiveTarget {
         EXPECT_TRUE(target.add_subsystem(subsys).ok());
         dataplane::ServiceOptions opts;
         opts.listeners.push_back({"127.0.0.1", 0});
-        opts.discovery = nvmeof::tcp::ListenAddress{"127.0.0.1", 0};
+        opts.discovery = nvmeof::transport::ListenAddress{"127.0.0.1", 0};
         opts.poll_groups = groups;
         service = std::make_unique<dataplane::TargetService>(target, opts);
         auto st = service->start();

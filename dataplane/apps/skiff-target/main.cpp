@@ -135,13 +135,14 @@ int main(int argc, char **argv) {
 
     dataplane::ServiceOptions sopts;
     sopts.poll_groups = o.cores;
+    sopts.transport = o.transport;
     for (auto &l : o.listen) {
-        auto addr = nvmeof::tcp::parse_listen_address(l);
+        auto addr = nvmeof::transport::parse_listen_address(l);
         if (!addr) return fail("--listen " + addr.error().message);
         sopts.listeners.push_back(*addr);
     }
     if (o.discovery != "none") {
-        auto addr = nvmeof::tcp::parse_listen_address(o.discovery);
+        auto addr = nvmeof::transport::parse_listen_address(o.discovery);
         if (!addr) return fail("--discovery " + addr.error().message);
         sopts.discovery = *addr;
     }

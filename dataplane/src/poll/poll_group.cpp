@@ -31,15 +31,12 @@ constexpr int kPeBudget = 64; // progress calls per iteration
 
 } // namespace
 
-PollGroup::PollGroup(int index, nvmeof::target::Target &target) : index_(index), target_(target) {}
+PollGroup::PollGroup(int index) : index_(index) {}
 
 PollGroup::~PollGroup() {
     stop();
-    NewConnection *msg;
-    while (inbox_.pop(msg)) {
-        ::close(msg->fd);
-        delete msg;
-    }
+    nvmeof::transport::Connection *msg;
+    while (inbox_.pop(msg)) delete msg;
     if (pe_) doca_pe_destroy(pe_);
     if (epoll_fd_ >= 0) ::close(epoll_fd_);
     if (wake_fd_ >= 0) ::close(wake_fd_);
@@ -77,8 +74,8 @@ void PollGroup::stop() {
     }
 }
 
-void PollGroup::add_connection(int fd, std::string peer, const nvmeof::target::Port &port) {
-    auto *msg = new NewConnection{fd, std::move(peer), port};
+void PollGroup::add_connection(std::unique_ptr<nvmeof::transport::Connection> conn) {
+    auto *msg = conn.release();
     while (!inbox_.push(msg)) std::this_thread::yield();
     uint64_t one = 1;
     [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
@@ -88,21 +85,19 @@ bool PollGroup::take_new_connections() {
     uint64_t count;
     [[maybe_unused]] ssize_t r = read(wake_fd_, &count, sizeof(count));
     bool any = false;
-    NewConnection *msg;
+    nvmeof::transport::Connection *msg;
     while (inbox_.pop(msg)) {
-        std::unique_ptr<NewConnection> owned(msg);
         auto entry = std::make_unique<Entry>();
-        entry->conn = nvmeof::tcp::TcpConnection::create(msg->fd, msg->peer, target_, msg->port);
+        entry->conn.reset(msg);
         epoll_event ev{};
         ev.events = EPOLLIN | EPOLLRDHUP;
         ev.data.ptr = entry.get();
-        if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, msg->fd, &ev) != 0) {
+        if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, msg->fd(), &ev) != 0) {
             skiff::log::get("dataplane")
-                ->error("group {}: cannot watch {}: {}", index_, msg->peer, std::strerror(errno));
+                ->error("group {}: cannot watch {}: {}", index_, msg->peer(), std::strerror(errno));
             continue;
         }
-        skiff::log::get("dataplane")
-            ->debug("group {}: new connection from {} on port {}", index_, msg->peer, msg->port.trsvcid);
+        skiff::log::get("dataplane")->debug("group {}: new connection from {}", index_, msg->peer());
         // Give the connection the clock before its first command (keep-alive starts at Connect).
         entry->conn->poll(now_us() / 1000);
         entries_.push_back(std::move(entry));

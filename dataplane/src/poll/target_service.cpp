@@ -10,7 +10,7 @@
 
 namespace skiff::dataplane {
 
-using nvmeof::tcp::ListenAddress;
+using nvmeof::transport::ListenAddress;
 
 TargetService::TargetService(nvmeof::target::Target &target, ServiceOptions options)
     : target_(target), options_(std::move(options)) {}
@@ -24,11 +24,14 @@ TargetService::~TargetService() {
 
 Status TargetService::start() {
     auto log = skiff::log::get("target");
+    auto transport = nvmeof::transport::make_transport(options_.transport);
+    if (!transport) return transport.error();
+    transport_ = std::move(transport.value());
     auto open = [&](const ListenAddress &addr, bool discovery_only) -> Status {
-        auto fd = nvmeof::tcp::listen_tcp(addr);
+        auto fd = transport_->listen(addr);
         if (!fd) return fd.error();
         ListenAddress bound = addr;
-        bound.port = nvmeof::tcp::bound_port(*fd);
+        bound.port = transport_->bound_port(*fd);
         nvmeof::target::Port port;
         port.traddr = bound.host;
         port.trsvcid = std::to_string(bound.port);
@@ -36,11 +39,12 @@ Status TargetService::start() {
         port = target_.add_port(port);
         listeners_.push_back({*fd, bound, port});
         if (discovery_only) {
-            log->info("listening: tcp {} (discovery)", bound.str());
+            log->info("listening: {} {} (discovery)", transport_->name(), bound.str());
         } else {
             std::string names;
             for (auto &s : target_.subsystems()) names += (names.empty() ? "" : ", ") + s->nqn();
-            log->info("listening: tcp {} (subsystem {}; discovery too)", bound.str(), names);
+            log->info("listening: {} {} (subsystem {}; discovery too)", transport_->name(), bound.str(),
+                      names);
         }
         return Status::success();
     };
@@ -61,7 +65,7 @@ Status TargetService::start() {
     }
     int n = std::max(1, options_.poll_groups);
     for (int i = 0; i < n; ++i) {
-        groups_.push_back(std::make_unique<PollGroup>(i, target_));
+        groups_.push_back(std::make_unique<PollGroup>(i));
         if (auto st = groups_.back()->start(); !st) return st;
     }
     acceptor_ = std::thread([this] { accept_loop(); });
@@ -93,11 +97,8 @@ void TargetService::accept_loop() {
         for (int i = 0; i < n; ++i) {
             if (events[i].data.u64 == UINT64_MAX) return; // stop()
             const Listener &l = listeners_[events[i].data.u64];
-            std::string peer;
-            for (int fd; (fd = nvmeof::tcp::accept_tcp(l.fd, peer)) >= 0;) {
-                PollGroup &g = *groups_[next_group_++ % groups_.size()];
-                g.add_connection(fd, peer, l.port);
-            }
+            while (auto conn = transport_->accept(l.fd, target_, l.port))
+                groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
         }
     }
 }

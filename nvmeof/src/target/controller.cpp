@@ -1,6 +1,7 @@
 #include "skiff/nvmeof/target/controller.hpp"
 
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/queue.hpp"
 #include "skiff/nvmeof/target/request.hpp"
 
 namespace skiff::nvmeof::target {
@@ -66,6 +67,32 @@ bool Controller::claim_qid(uint16_t qid) {
 
 void Controller::release_qid(uint16_t qid) {
     if (qid > 0 && qid <= kMaxQid) qid_in_use_[qid].store(false);
+}
+
+void Controller::attach_queue(Queue *q) {
+    std::lock_guard lock(queues_mu_);
+    for (auto &slot : queues_)
+        if (!slot) {
+            slot = q;
+            return;
+        }
+}
+
+void Controller::detach_queue(Queue *q) {
+    std::lock_guard lock(queues_mu_);
+    for (auto &slot : queues_)
+        if (slot == q) {
+            slot = nullptr;
+            subsystem_->retired_io().add(q->io_counters().totals());
+        }
+}
+
+IoTotals Controller::io_totals() const {
+    IoTotals sum = subsystem_->retired_io().totals();
+    std::lock_guard lock(queues_mu_);
+    for (Queue *q : queues_)
+        if (q) sum += q->io_counters().totals();
+    return sum;
 }
 
 bool Controller::park_aer(Request &req) {

@@ -22,10 +22,15 @@ void finish(Request &req, uint16_t status) {
 }
 
 void execute_read(Request &req) {
-    finish(req, req.ns->device().read(byte_offset(req), req.buf, req.data_len));
+    uint16_t st = req.ns->device().read(byte_offset(req), req.buf, req.data_len);
+    if (st == 0) req.queue->io_counters().count_read(req.data_len);
+    finish(req, st);
 }
+
 void execute_write(Request &req) {
-    finish(req, req.ns->device().write(byte_offset(req), req.buf, req.data_len));
+    uint16_t st = req.ns->device().write(byte_offset(req), req.buf, req.data_len);
+    if (st == 0) req.queue->io_counters().count_write(req.data_len);
+    finish(req, st);
 }
 
 void execute_compare(Request &req) {
@@ -77,6 +82,7 @@ void run_compare_and_write(Request &cmp, Request &wr) {
     if (st == 0 && !equal) st = wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
     if (st == 0) {
         wr.set_status(wr.ns->device().write(byte_offset(wr), wr.buf, wr.data_len));
+        if (wr.status() == 0) wr.queue->io_counters().count_write(wr.data_len);
     } else {
         wr.fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
     }

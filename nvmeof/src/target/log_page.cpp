@@ -23,9 +23,10 @@ LogArgs log_args(const Request &req) {
             c.cdw12 | (static_cast<uint64_t>(c.cdw13) << 32), numd * 4};
 }
 
+// No errors are recorded: every entry reads as zero.
 void log_error(Request &req) {
     complete(req);
-} // no errors recorded: all entries zero
+}
 
 void log_smart(Request &req) {
     nvme_smart_log smart{};
@@ -33,6 +34,13 @@ void log_smart(Request &req) {
     std::memcpy(smart.temperature, &kelvin, 2);
     smart.avail_spare = 100;
     smart.spare_thresh = 10;
+    // Data units are thousands of 512-byte units, rounded up; 128-bit little-endian fields.
+    IoTotals io = req.queue->controller()->io_totals();
+    auto put128 = [](uint8_t *field, uint64_t v) { std::memcpy(field, &v, sizeof(v)); };
+    put128(smart.data_units_read, (io.read_bytes / 512 + 999) / 1000);
+    put128(smart.data_units_written, (io.write_bytes / 512 + 999) / 1000);
+    put128(smart.host_reads, io.read_commands);
+    put128(smart.host_writes, io.write_commands);
     LogArgs a = log_args(req);
     PageWindow(req.buf, a.offset, a.len).put(0, &smart, sizeof(smart));
     complete(req);

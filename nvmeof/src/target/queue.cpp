@@ -21,6 +21,7 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
     sqsize_ = sqsize;
     sqflow_disabled_ = sqflow_disabled;
     ctrl_->touch(now_ms_);
+    ctrl_->attach_queue(this);
 }
 
 bool Queue::prepare(Request &req) {
@@ -97,6 +98,7 @@ void Queue::disconnect(const char *why) {
                    ctrl_->cntlid(), why);
         ctrl_->release_qid(qid_);
     }
+    ctrl_->detach_queue(this);
     ctrl_.reset();
     fused_first = nullptr;
 }

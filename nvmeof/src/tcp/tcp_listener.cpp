@@ -10,25 +10,6 @@
 
 namespace skiff::nvmeof::tcp {
 
-Result<ListenAddress> parse_listen_address(const std::string &text) {
-    auto colon = text.rfind(':');
-    auto bad = [&](const std::string &why) {
-        return make_error(DOCA_ERROR_INVALID_VALUE,
-                          "\"" + text + "\": " + why + "; expected ADDR:PORT such as 127.0.0.1:4420");
-    };
-    if (colon == std::string::npos) return bad("no port");
-    ListenAddress addr{text.substr(0, colon), 0};
-    in_addr ip{};
-    if (inet_pton(AF_INET, addr.host.c_str(), &ip) != 1)
-        return bad("\"" + addr.host + "\" is not an IPv4 address");
-    std::string port = text.substr(colon + 1);
-    char *end = nullptr;
-    long p = port.empty() ? -1 : std::strtol(port.c_str(), &end, 10);
-    if (p < 0 || p > 65535 || (end && *end)) return bad("port \"" + port + "\" is not a number 0..65535");
-    addr.port = static_cast<uint16_t>(p);
-    return addr;
-}
-
 Result<int> listen_tcp(const ListenAddress &addr) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)

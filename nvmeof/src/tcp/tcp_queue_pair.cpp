@@ -48,11 +48,6 @@ const char *to_string(TcpRequestState state) {
     return "?";
 }
 
-std::unique_ptr<TcpConnection> TcpConnection::create(int fd, std::string peer, target::Target &target,
-                                                     target::Port port) {
-    return std::make_unique<TcpQueuePair>(fd, std::move(peer), target, std::move(port));
-}
-
 TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, target::Port port)
     : fd_(fd), peer_(std::move(peer)), target_(target), queue_(target, std::move(port), *this),
       limits_(target.limits()), reqs_(limits_.max_queue_depth), sendq_(limits_.max_queue_depth * 3u + 8) {

@@ -1,4 +1,4 @@
-// Internal: the NVMe/TCP queue pair behind TcpConnection. Receives PDUs with exact-size reads
+// Internal: one NVMe/TCP connection (queue pair). Receives PDUs with exact-size reads
 // straight into their destination (headers into a small buffer, data into the request's slot
 // buffer: no extra copy), and sends through a batched SendQueue.
 #pragma once
@@ -6,7 +6,8 @@
 #include "send_queue.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
-#include "skiff/nvmeof/tcp/tcp_connection.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/transport/connection.hpp"
 #include "tcp_request.hpp"
 
 #include <memory>
@@ -15,12 +16,12 @@
 
 namespace skiff::nvmeof::tcp {
 
-class TcpQueuePair final : public TcpConnection, public target::TransportOps {
+class TcpQueuePair final : public transport::Connection, public target::TransportOps {
   public:
     TcpQueuePair(int fd, std::string peer, target::Target &target, target::Port port);
     ~TcpQueuePair() override;
 
-    // TcpConnection
+    // transport::Connection
     int fd() const override { return fd_; }
     const std::string &peer() const override { return peer_; }
     void on_readable() override;

@@ -9,9 +9,7 @@
 
 #include <doca_pe.h>
 
-#include "skiff/nvmeof/target/port.hpp"
-#include "skiff/nvmeof/target/target.hpp"
-#include "skiff/nvmeof/tcp/tcp_connection.hpp"
+#include "skiff/nvmeof/transport/connection.hpp"
 
 #include <boost/lockfree/queue.hpp>
 
@@ -25,7 +23,7 @@ namespace skiff::dataplane {
 
 class PollGroup {
   public:
-    PollGroup(int index, nvmeof::target::Target &target);
+    explicit PollGroup(int index);
     ~PollGroup();
     PollGroup(const PollGroup &) = delete;
     PollGroup &operator=(const PollGroup &) = delete;
@@ -34,8 +32,8 @@ class PollGroup {
     // Closes every connection and joins the thread.
     void stop();
 
-    // Hands a freshly accepted socket to this group (any thread).
-    void add_connection(int fd, std::string peer, const nvmeof::target::Port &port);
+    // Hands a freshly accepted connection to this group (any thread).
+    void add_connection(std::unique_ptr<nvmeof::transport::Connection> conn);
     size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
     int index() const { return index_; }
 
@@ -45,13 +43,8 @@ class PollGroup {
     doca_pe *progress_engine() const { return pe_; }
 
   private:
-    struct NewConnection {
-        int fd;
-        std::string peer;
-        nvmeof::target::Port port;
-    };
     struct Entry {
-        std::unique_ptr<nvmeof::tcp::TcpConnection> conn;
+        std::unique_ptr<nvmeof::transport::Connection> conn;
         bool watching_write = false;
     };
 
@@ -63,12 +56,11 @@ class PollGroup {
     void close_all(const char *why);
 
     int index_;
-    nvmeof::target::Target &target_;
     int epoll_fd_ = -1;
     int wake_fd_ = -1;
     std::thread thread_;
     std::atomic<bool> stop_{false};
-    boost::lockfree::queue<NewConnection *> inbox_{64};
+    boost::lockfree::queue<nvmeof::transport::Connection *> inbox_{64}; // owned while queued
     std::vector<std::unique_ptr<Entry>> entries_;
     std::atomic<size_t> connection_count_{0};
     doca_pe *pe_ = nullptr;

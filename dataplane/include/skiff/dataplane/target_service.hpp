@@ -5,19 +5,21 @@
 #include "skiff/core/status.hpp"
 #include "skiff/dataplane/poll_group.hpp"
 #include "skiff/nvmeof/target/target.hpp"
-#include "skiff/nvmeof/tcp/tcp_listener.hpp"
+#include "skiff/nvmeof/transport/transport.hpp"
 
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace skiff::dataplane {
 
 struct ServiceOptions {
-    std::vector<nvmeof::tcp::ListenAddress> listeners;   // NVMe/TCP I/O listeners
-    std::optional<nvmeof::tcp::ListenAddress> discovery; // dedicated discovery listener
+    std::string transport = "tcp";
+    std::vector<nvmeof::transport::ListenAddress> listeners;   // I/O listeners
+    std::optional<nvmeof::transport::ListenAddress> discovery; // dedicated discovery listener
     int poll_groups = 1;
 };
 
@@ -26,25 +28,26 @@ class TargetService {
     TargetService(nvmeof::target::Target &target, ServiceOptions options);
     ~TargetService();
 
-    // Binds every listener (the error names the address and errno text), then starts the
-    // poll groups and the acceptor.
+    // Creates the transport, binds every listener (the error names the address and errno text), then starts
+    // the poll groups and the acceptor.
     Status start();
     void stop();
 
     // The addresses actually bound, I/O listeners first, then discovery (port 0 resolved).
-    std::vector<nvmeof::tcp::ListenAddress> bound() const;
+    std::vector<nvmeof::transport::ListenAddress> bound() const;
     const PollGroup &group(size_t i) const { return *groups_.at(i); }
 
   private:
     struct Listener {
         int fd;
-        nvmeof::tcp::ListenAddress addr;
+        nvmeof::transport::ListenAddress addr;
         nvmeof::target::Port port;
     };
     void accept_loop();
 
     nvmeof::target::Target &target_;
     ServiceOptions options_;
+    std::unique_ptr<nvmeof::transport::Transport> transport_;
     std::vector<Listener> listeners_;
     std::vector<std::unique_ptr<PollGroup>> groups_;
     std::thread acceptor_;

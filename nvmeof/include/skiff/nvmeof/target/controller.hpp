@@ -10,11 +10,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace skiff::nvmeof::target {
 
 struct Request;
+class Queue;
 
 constexpr uint32_t kCcEnable = 1u << 0;
 constexpr uint32_t kCcShnShift = 14;
@@ -66,6 +68,12 @@ class Controller {
     bool claim_qid(uint16_t qid);
     void release_qid(uint16_t qid);
 
+    // The association's live queues, for I/O statistics (control plane: takes a mutex).
+    void attach_queue(Queue *q);
+    void detach_queue(Queue *q); // folds the queue's counts into the subsystem's totals
+    // Everything this subsystem's queues ever did, live and gone.
+    IoTotals io_totals() const;
+
     // Asynchronous events (admin thread only). AERs are parked until an event fires.
     bool park_aer(Request &req); // false when AERL is exceeded
     Request *take_aer();         // nullptr when none is parked
@@ -97,6 +105,9 @@ class Controller {
     std::atomic<uint64_t> last_activity_ms_{0};
     std::atomic<bool> dead_{false};
     std::array<std::atomic<bool>, kMaxQid + 1> qid_in_use_{};
+
+    mutable std::mutex queues_mu_;
+    std::array<Queue *, kMaxQid + 1> queues_{};
 
     std::array<Request *, 16> aers_{};
     size_t aer_count_ = 0;

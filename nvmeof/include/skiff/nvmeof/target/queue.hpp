@@ -10,6 +10,7 @@
 #pragma once
 
 #include "skiff/nvmeof/target/controller.hpp"
+#include "skiff/nvmeof/target/io_counters.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/request.hpp"
 
@@ -70,6 +71,9 @@ class Queue {
     void bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize, bool sqflow_disabled);
     void request_disconnect() { disconnect_requested_ = true; }
 
+    IoCounters &io_counters() { return counters_; }
+    const IoCounters &io_counters() const { return counters_; }
+
     // Fused Compare and Write bookkeeping.
     Request *fused_first = nullptr;
 
@@ -84,6 +88,7 @@ class Queue {
     bool sqflow_disabled_ = false;
     bool disconnect_requested_ = false;
     uint64_t now_ms_ = 0;
+    IoCounters counters_;
 };
 
 } // namespace skiff::nvmeof::target

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/io_counters.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 
 #include <array>
@@ -52,6 +53,9 @@ class Subsystem {
     void allow_host(const std::string &hostnqn) { allowed_hosts_.push_back(hostnqn); }
     bool host_allowed(std::string_view hostnqn) const;
 
+    // I/O of queues that have gone away (SMART counts survive reconnects).
+    RetiredIo &retired_io() { return retired_io_; }
+
   private:
     std::string nqn_;
     SubsystemKind kind_;
@@ -62,6 +66,7 @@ class Subsystem {
     std::atomic<uint64_t> ns_generation_{0};
     bool allow_any_host_ = true;
     std::vector<std::string> allowed_hosts_;
+    RetiredIo retired_io_;
 };
 
 // NQN syntax check (NVMe Base spec 4.5): "nqn.yyyy-mm.reverse.domain:..." or the UUID form, at

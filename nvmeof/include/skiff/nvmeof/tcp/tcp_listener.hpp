@@ -1,22 +1,15 @@
-// Listening sockets for NVMe/TCP.
+// Listening and accepting sockets for NVMe/TCP.
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/transport/transport.hpp"
 
 #include <cstdint>
 #include <string>
 
 namespace skiff::nvmeof::tcp {
 
-struct ListenAddress {
-    std::string host; // dotted IPv4
-    uint16_t port = 0;
-
-    std::string str() const { return host + ":" + std::to_string(port); }
-};
-
-// Parses "ADDR:PORT" (IPv4). The error names the text and the expected form.
-Result<ListenAddress> parse_listen_address(const std::string &text);
+using transport::ListenAddress;
 
 // A non-blocking listening socket bound to addr (port 0 picks a free port).
 // On failure the error names the address and the errno text.

@@ -1,0 +1,31 @@
+// One connection (one queue pair) of any transport, as a poll group drives it: the group
+// watches fd() and calls in when it is readable or writable and about every 100 ms.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace skiff::nvmeof::transport {
+
+class Connection {
+  public:
+    virtual ~Connection() = default;
+
+    virtual int fd() const = 0;
+    virtual const std::string &peer() const = 0;
+    // Handles what arrived (bounded work per call).
+    virtual void on_readable() = 0;
+    // Sends what is queued.
+    virtual void on_writable() = 0;
+    // True while queued bytes wait for the socket to drain (watch for EPOLLOUT).
+    virtual bool wants_write() const = 0;
+    // Timers and async events; `now_ms` is a monotonic clock.
+    virtual void poll(uint64_t now_ms) = 0;
+    // True once the connection is finished and can be destroyed (peer gone, protocol error
+    // reported, Disconnect done, association torn down).
+    virtual bool finished() const = 0;
+    // Ends the connection now (target shutdown).
+    virtual void close(const char *why) = 0;
+};
+
+} // namespace skiff::nvmeof::transport

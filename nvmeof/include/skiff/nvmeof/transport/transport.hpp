@@ -1,0 +1,45 @@
+// A transport (TCP now, RDMA later) as the dataplane sees it: listen on an address, turn an
+// accepted socket into a Connection. The command layer's side of a transport is
+// target::TransportOps (queue_response); the two together are the transport's ops table.
+#pragma once
+
+#include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/port.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/transport/connection.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace skiff::nvmeof::transport {
+
+struct ListenAddress {
+    std::string host; // dotted IPv4
+    uint16_t port = 0;
+
+    std::string str() const { return host + ":" + std::to_string(port); }
+};
+
+// Parses "ADDR:PORT" (IPv4). The error names the text and the expected form.
+Result<ListenAddress> parse_listen_address(const std::string &text);
+
+class Transport {
+  public:
+    virtual ~Transport() = default;
+    virtual const char *name() const = 0;
+    // A non-blocking listening fd bound to addr (port 0 picks a free port); the error names
+    // the address and the errno text.
+    virtual Result<int> listen(const ListenAddress &addr) = 0;
+    // The port a listening fd ended up with.
+    virtual uint16_t bound_port(int listen_fd) const = 0;
+    // Accepts one pending connection, or nullptr when none is pending.
+    virtual std::unique_ptr<Connection> accept(int listen_fd, target::Target &target,
+                                               const target::Port &port) = 0;
+};
+
+// "tcp" -> the NVMe/TCP transport; anything else is an error saying what exists.
+Result<std::unique_ptr<Transport>> make_transport(std::string_view name);
+
+} // namespace skiff::nvmeof::transport

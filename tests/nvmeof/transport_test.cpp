@@ -1,0 +1,35 @@
+// Transport selection and listen addresses.
+#include "skiff/nvmeof/transport/transport.hpp"
+
+#include <gtest/gtest.h>
+
+namespace skiff::nvmeof::transport {
+namespace {
+
+TEST(Transport, TcpExistsRdmaIsNotThereYetOthersAreUnknown) {
+    auto tcp = make_transport("tcp");
+    ASSERT_TRUE(tcp.ok());
+    EXPECT_STREQ(tcp.value()->name(), "tcp");
+    auto rdma = make_transport("rdma");
+    ASSERT_FALSE(rdma.ok());
+    EXPECT_EQ(rdma.error().code, DOCA_ERROR_NOT_SUPPORTED);
+    EXPECT_NE(rdma.error().message.find("use tcp"), std::string::npos);
+    auto fc = make_transport("fc");
+    ASSERT_FALSE(fc.ok());
+    EXPECT_EQ(fc.error().code, DOCA_ERROR_INVALID_VALUE);
+}
+
+TEST(Transport, ListenAddressesParseOrSayWhatIsExpected) {
+    auto a = parse_listen_address("10.1.2.3:4420");
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(a->host, "10.1.2.3");
+    EXPECT_EQ(a->port, 4420);
+    for (std::string bad : {"127.0.0.1", "localhost:4420", "127.0.0.1:70000", "127.0.0.1:", "1.2.3.4:44x"}) {
+        auto r = parse_listen_address(bad);
+        ASSERT_FALSE(r.ok()) << bad;
+        EXPECT_NE(r.error().message.find("expected ADDR:PORT such as 127.0.0.1:4420"), std::string::npos);
+    }
+}
+
+} // namespace
+} // namespace skiff::nvmeof::transport
