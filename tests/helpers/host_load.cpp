@@ -1,7 +1,7 @@
 // host_load: a small load generator on skiff's initiator library, to show that one I/O queue
 // sustains deep queues (QD32) and to measure what the initiator plus a target deliver:
 //   host_load --port 4420 --nqn NQN [--rw randread|randwrite] [--bs 4096] [--qd 32]
-//             [--queues 1] [--seconds 5] [--digests]
+//             [--queues 1] [--seconds 5] [--digests] [--batch]
 // One thread per I/O queue, each keeping qd commands in flight (submit, poll, resubmit) from
 // buffers allocated once up front. Prints IOPS, MiB/s and mean latency; exit 0 unless an I/O failed.
 #include "skiff/core/log.hpp"
@@ -29,6 +29,7 @@ struct Job {
     uint32_t block = 512;
     uint64_t nsze = 0;
     std::chrono::seconds duration{5};
+    bool batch = false; // MSG_MORE between the capsules of one refill
 };
 
 struct QueueStats {
@@ -43,34 +44,37 @@ void run_queue(TcpQueue &q, const Job &job, uint32_t seed, QueueStats &stats) {
     std::mt19937_64 rng(seed);
     std::vector<std::vector<uint8_t>> bufs(job.qd, std::vector<uint8_t>(job.bs, static_cast<uint8_t>(seed)));
     std::vector<Clock::time_point> started(job.qd);
-    auto submit = [&](uint32_t i) -> bool {
+    auto submit = [&](uint32_t i, bool more) -> bool {
         const uint64_t lba = (rng() % slots) * nlb;
         const wire::Sqe sqe = job.write ? cmd::write(1, lba, nlb) : cmd::read(1, lba, nlb);
         started[i] = Clock::now();
         Result<uint16_t> cid =
             q.submit(sqe, job.write ? DataDir::kHostToController : DataDir::kControllerToHost, bufs[i].data(),
-                     job.bs, i);
+                     job.bs, i, more && job.batch);
         if (!cid) stats.error = cid.error().describe();
         return cid.ok();
     };
     for (uint32_t i = 0; i < job.qd; ++i)
-        if (!submit(i)) return;
+        if (!submit(i, i + 1 < job.qd)) return;
     const Deadline end = Clock::now() + job.duration;
     uint32_t in_flight = job.qd;
+    std::vector<uint32_t> again(job.qd); // slots to resubmit after this poll, as one batch
     while (in_flight > 0) {
         Result<uint32_t> n = q.poll(std::chrono::milliseconds(1000));
         if (!n) return void(stats.error = n.error().describe());
         Completion c;
         const auto now = Clock::now();
+        uint32_t count = 0;
         while (q.pop_completion(c)) {
             --in_flight;
             if (!c.nvme_ok()) return void(stats.error = describe_status(c.status()));
             ++stats.ios;
             stats.latency_sum_us += std::chrono::duration<double, std::micro>(now - started[c.tag]).count();
-            if (now < end) {
-                if (!submit(static_cast<uint32_t>(c.tag))) return;
-                ++in_flight;
-            }
+            if (now < end) again[count++] = static_cast<uint32_t>(c.tag);
+        }
+        for (uint32_t i = 0; i < count; ++i) {
+            if (!submit(again[i], i + 1 < count)) return;
+            ++in_flight;
         }
     }
 }
@@ -94,6 +98,7 @@ int main(int argc, char **argv) {
     app.add_option("--queues", queues, "I/O queues, one thread each")->check(CLI::Range(1, 64));
     app.add_option("--seconds", seconds, "run time")->check(CLI::Range(1, 3600));
     app.add_flag("--digests", digests, "header and data digests on");
+    app.add_flag("--batch", job.batch, "submit the refills of one poll as a batch (MSG_MORE)");
     CLI11_PARSE(app, argc, argv);
     log::set_level(spdlog::level::warn);
     job.write = rw == "randwrite";
@@ -132,8 +137,9 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "host_load: queue %zu: %s\n", i + 1, stats[i].error.c_str());
         }
     }
-    std::printf("host_load: %s bs %u qd %u queues %zu%s: %.0f IOPS, %.1f MiB/s, mean latency %.1f us\n",
-                rw.c_str(), job.bs, job.qd, stats.size(), digests ? " digests" : "", ios / secs,
-                ios * job.bs / secs / (1 << 20), ios ? lat / ios : 0.0);
+    std::printf("host_load: %s bs %u qd %u queues %zu%s%s: %.0f IOPS, %.1f MiB/s, mean latency %.1f us\n",
+                rw.c_str(), job.bs, job.qd, stats.size(), digests ? " digests" : "",
+                job.batch ? " batched" : "", ios / secs, ios * job.bs / secs / (1 << 20),
+                ios ? lat / ios : 0.0);
     return failed ? 1 : 0;
 }

@@ -282,7 +282,8 @@ TEST(HostTcpQueue, ManyOutstandingCommandsCompleteOutOfOrder) {
     Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(config_for(ctrl.port(), false));
     ASSERT_TRUE(q.ok()) << q.error().describe();
     for (int i = 0; i < kCount; ++i) {
-        Result<uint16_t> cid = (*q)->submit(cmd::flush(1), DataDir::kNone, nullptr, 0, 1000 + i);
+        Result<uint16_t> cid =
+            (*q)->submit(cmd::flush(1), DataDir::kNone, nullptr, 0, 1000 + i, i + 1 < kCount);
         ASSERT_TRUE(cid.ok()) << cid.error().describe();
     }
     Result<uint16_t> over = (*q)->submit(cmd::flush(1), DataDir::kNone, nullptr, 0);

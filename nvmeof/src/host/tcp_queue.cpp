@@ -87,7 +87,7 @@ Status TcpQueue::fail(Error error) {
 }
 
 Status TcpQueue::send_pdu(uint32_t header_bytes, const uint8_t *data, uint32_t data_len,
-                          const PduFrame &frame) {
+                          const PduFrame &frame, bool more) {
     iovec iov[3];
     int n = 0;
     iov[n++] = {tx_, header_bytes + frame.pad};
@@ -98,11 +98,12 @@ Status TcpQueue::send_pdu(uint32_t header_bytes, const uint8_t *data, uint32_t d
             iov[n++] = {&tx_ddgst_, kDigestLen};
         }
     }
-    if (Status st = sock_.send_all(iov, n, pdu_deadline()); !st) return fail(st.error());
+    if (Status st = sock_.send_all(iov, n, pdu_deadline(), more); !st) return fail(st.error());
     return Status::success();
 }
 
-Result<uint16_t> TcpQueue::submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag) {
+Result<uint16_t> TcpQueue::submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag,
+                                  bool more) {
     if (failed_) return failure_;
     if (free_count_ == 0)
         return make_error(DOCA_ERROR_FULL, "queue " + std::to_string(config_.qid) + " has all " +
@@ -132,7 +133,7 @@ Result<uint16_t> TcpQueue::submit(const wire::Sqe &sqe, DataDir dir, void *data,
         const uint32_t d = header_digest(tx_, sizeof(CapsuleCmd));
         std::memcpy(tx_ + sizeof(CapsuleCmd), &d, sizeof(d));
     }
-    if (Status st = send_pdu(frame.header_len, slot.data, icd, frame); !st) return st.error();
+    if (Status st = send_pdu(frame.header_len, slot.data, icd, frame, more); !st) return st.error();
     ++counters_.commands;
     if (icd > 0) ++counters_.in_capsule_writes;
     return cid;

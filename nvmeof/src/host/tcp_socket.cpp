@@ -108,7 +108,7 @@ Status TcpSocket::wait_for(short events, Deadline deadline, const char *what) {
     }
 }
 
-Status TcpSocket::send_all(iovec *iov, int iovcnt, Deadline deadline) {
+Status TcpSocket::send_all(iovec *iov, int iovcnt, Deadline deadline, bool more) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "send to " + peer_ + ": socket is closed");
     msghdr msg{};
     while (iovcnt > 0) {
@@ -119,7 +119,7 @@ Status TcpSocket::send_all(iovec *iov, int iovcnt, Deadline deadline) {
         }
         msg.msg_iov = iov;
         msg.msg_iovlen = static_cast<size_t>(iovcnt);
-        ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL);
+        ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK) return errno_error("send to", peer_, errno);

@@ -81,7 +81,10 @@ class TcpQueue {
 
     // Sends one command; returns its CID. The buffer must stay valid until the command completes.
     // The queue fills in CID, PSDT and the SGL.
-    Result<uint16_t> submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag = 0);
+    // more = true: another submit() follows at once, let the kernel batch the capsules (the last
+    // submit of a batch must pass false, or its capsule waits for the kernel's cork timer).
+    Result<uint16_t> submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag = 0,
+                            bool more = false);
 
     // Handles the PDUs that arrive within `timeout` (waits for the first, then takes whatever is
     // already there). Returns how many commands completed. An error means the queue is dead.
@@ -136,7 +139,8 @@ class TcpQueue {
     Result<Slot *> slot_for(uint16_t cid, const char *pdu_name);
     void complete(uint16_t cid, const wire::Cqe &cqe);
 
-    Status send_pdu(uint32_t header_bytes, const uint8_t *data, uint32_t data_len, const PduFrame &frame);
+    Status send_pdu(uint32_t header_bytes, const uint8_t *data, uint32_t data_len, const PduFrame &frame,
+                    bool more = false);
     Status send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uint32_t length);
     Status fail(Error error);
     Deadline pdu_deadline() const { return deadline_after(config_.timeout); }

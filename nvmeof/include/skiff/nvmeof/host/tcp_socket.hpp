@@ -33,8 +33,9 @@ class TcpSocket {
     static Result<TcpSocket> connect(const std::string &addr, uint16_t port,
                                      std::chrono::milliseconds timeout);
 
-    // Sends every byte of the iovecs (modified in place as they drain).
-    Status send_all(iovec *iov, int iovcnt, Deadline deadline);
+    // Sends every byte of the iovecs (modified in place as they drain). more: the caller sends
+    // again right away (MSG_MORE), so the kernel may put both into one segment.
+    Status send_all(iovec *iov, int iovcnt, Deadline deadline, bool more = false);
     Status send_all(const void *data, size_t len, Deadline deadline);
 
     // Receives exactly len bytes. A peer that closes first is DOCA_ERROR_CONNECTION_RESET.
