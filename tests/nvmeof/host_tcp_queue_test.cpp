@@ -425,3 +425,32 @@ TEST(HostTcpQueue, PeerThatClosesInsteadOfAnsweringIsNamed) {
     EXPECT_NE(n.error().message.find("connection closed by 127.0.0.1"), std::string::npos)
         << n.error().message;
 }
+
+TEST(HostTcpQueue, PollWaitsPastAnR2tForACompletion) {
+    // An R2T completes nothing: poll() answers it and keeps waiting for the response capsule
+    // instead of returning 0 completions (which a caller would read as "nothing within timeout").
+    ScriptedController ctrl;
+    std::thread peer([&] {
+        ctrl.accept_and_answer(0, 0, 8192);
+        std::vector<uint8_t> cap = ctrl.read_pdu();
+        const uint16_t cid = reinterpret_cast<const CapsuleCmd *>(cap.data())->sqe.cid;
+        R2T r2t{};
+        r2t.cccid = cid;
+        r2t.r2tl = 65536;
+        ctrl.send_header(&r2t, sizeof(r2t), kR2T);
+        ctrl.read_pdu(); // the H2CData, then the answer, late enough that the host must wait
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        ctrl.send_resp(cid);
+    });
+    Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(config_for(ctrl.port(), false));
+    ASSERT_TRUE(q.ok()) << q.error().describe();
+    std::vector<uint8_t> data = pattern(65536, 1);
+    ASSERT_TRUE((*q)->submit(cmd::write(1, 0, 128), DataDir::kHostToController, data.data(), 65536, 7).ok());
+    Result<uint32_t> n = (*q)->poll(std::chrono::seconds(5));
+    peer.join();
+    ASSERT_TRUE(n.ok()) << n.error().describe();
+    EXPECT_EQ(*n, 1u);
+    Completion c;
+    ASSERT_TRUE((*q)->pop_completion(c));
+    EXPECT_EQ(c.tag, 7u);
+}

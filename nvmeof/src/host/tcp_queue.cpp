@@ -167,22 +167,22 @@ Status TcpQueue::send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uin
 Result<uint32_t> TcpQueue::poll(std::chrono::milliseconds timeout) {
     if (failed_) return failure_;
     const uint64_t before = completed_total_;
-    bool waited = false;
+    const Deadline deadline = deadline_after(timeout);
     for (;;) {
         // Every PDU a host receives after the ICResp starts with a 24-byte header: try to take
-        // one without blocking; wait (once) only when nothing is there yet.
+        // one without blocking. When none is there, stop if something completed (or the time is
+        // up); otherwise wait: an R2T or C2HData alone completes nothing.
         alignas(8) uint8_t hdr[kRxHeaderMax];
         Result<size_t> n = sock_.try_recv(hdr, sizeof(TermReq));
         if (!n) return fail(n.error()).error();
         if (*n == 0) {
-            if (waited || timeout.count() == 0) break;
-            waited = true;
-            Result<bool> readable = sock_.wait_readable(timeout);
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+            if (completed_total_ > before || left.count() <= 0) break;
+            Result<bool> readable = sock_.wait_readable(left);
             if (!readable) return fail(readable.error()).error();
             if (!*readable) break;
             continue;
         }
-        waited = true;
         if (Status st = receive_one_pdu(hdr, *n); !st) return st.error();
     }
     return static_cast<uint32_t>(completed_total_ - before);

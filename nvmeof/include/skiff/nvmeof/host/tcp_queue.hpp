@@ -86,8 +86,9 @@ class TcpQueue {
     Result<uint16_t> submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag = 0,
                             bool more = false);
 
-    // Handles the PDUs that arrive within `timeout` (waits for the first, then takes whatever is
-    // already there). Returns how many commands completed. An error means the queue is dead.
+    // Handles incoming PDUs (answering R2Ts, placing C2H data) until at least one command
+    // completed and nothing more is waiting, or `timeout` passed (0: only what is already there).
+    // Returns how many commands completed. An error means the queue is dead.
     Result<uint32_t> poll(std::chrono::milliseconds timeout);
 
     // The next completion of a command sent with submit(); false when there is none.
