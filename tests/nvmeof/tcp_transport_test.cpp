@@ -29,11 +29,14 @@ w::Sqe rw(uint8_t opcode, uint64_t slba, uint32_t nlb) {
     return s;
 }
 
-// A C2HTermReq with this FES must arrive, then the target closes the connection.
-void expect_term_req(RawTcpClient &c, uint16_t fes, std::optional<uint32_t> fei = std::nullopt) {
+// A C2HTermReq with this FES must arrive, then the target closes the connection. Returns the
+// offending header bytes the target echoed back.
+std::vector<uint8_t> expect_term_req(RawTcpClient &c, uint16_t fes,
+                                     std::optional<uint32_t> fei = std::nullopt) {
     auto pdu = c.recv_pdu();
-    ASSERT_TRUE(pdu.has_value()) << "connection closed without a C2HTermReq";
-    ASSERT_EQ(pdu->ch.type, wt::kC2HTermReq);
+    EXPECT_TRUE(pdu.has_value()) << "connection closed without a C2HTermReq";
+    if (!pdu) return {};
+    EXPECT_EQ(pdu->ch.type, wt::kC2HTermReq);
     const auto &term = pdu->as<wt::TermReq>();
     EXPECT_EQ(term.fes, fes);
     if (fei) {
@@ -42,6 +45,7 @@ void expect_term_req(RawTcpClient &c, uint16_t fes, std::optional<uint32_t> fei 
     EXPECT_GE(pdu->ch.plen, 24u);
     EXPECT_LE(pdu->ch.plen, 24u + 128u);
     EXPECT_TRUE(c.closed_by_peer());
+    return {pdu->bytes.begin() + 24, pdu->bytes.end()};
 }
 
 TEST(TcpTransport, IcRespAdvertisesLimitsAndEchoesDigests) {
@@ -113,7 +117,9 @@ TEST(TcpTransport, WrongPfvGetsUnsupportedParameter) {
     req.ch = {wt::kIcReq, 0, 128, 0, 128};
     req.pfv = 1;
     c.send_raw(&req, sizeof(req));
-    expect_term_req(c, wt::kFesUnsupportedParameter, offsetof(wt::IcReq, pfv));
+    auto echoed = expect_term_req(c, wt::kFesUnsupportedParameter, offsetof(wt::IcReq, pfv));
+    ASSERT_EQ(echoed.size(), 128u); // the whole ICReq
+    EXPECT_EQ(std::memcmp(echoed.data(), &req, 128), 0);
 }
 
 TEST(TcpTransport, BadHlenGetsInvalidHeaderFieldPointingAtHlen) {
@@ -122,7 +128,10 @@ TEST(TcpTransport, BadHlenGetsInvalidHeaderFieldPointingAtHlen) {
     wt::IcReq req{};
     req.ch = {wt::kIcReq, 0, 100, 0, 128};
     c.send_raw(&req, sizeof(req));
-    expect_term_req(c, wt::kFesInvalidHeaderField, offsetof(wt::CommonHeader, hlen));
+    auto echoed = expect_term_req(c, wt::kFesInvalidHeaderField, offsetof(wt::CommonHeader, hlen));
+    // The echo is the offending header as far as it was read: the 8-byte common header.
+    ASSERT_EQ(echoed.size(), 8u);
+    EXPECT_EQ(std::memcmp(echoed.data(), &req.ch, 8), 0);
 }
 
 TEST(TcpTransport, UnknownPduTypeGetsInvalidHeaderField) {

@@ -454,9 +454,11 @@ void TcpQueuePair::fatal(uint16_t fes, uint32_t fei, const char *what) {
     log_->warn("{}: fatal transport error: {} (FES {:#04x}, FEI {}); closing the connection", peer_, what,
                fes, fei);
     const auto &ch = *reinterpret_cast<const CommonHeader *>(rx_hdr_);
+    // Protocol errors are found while a header is being read into rx_hdr_: echo what arrived
+    // of it (at most 128 bytes), without its digest.
     uint32_t received = static_cast<uint32_t>(rx_ptr_ - rx_hdr_);
-    if (rx_ptr_ < rx_hdr_ || rx_ptr_ > rx_hdr_ + sizeof(rx_hdr_)) received = sizeof(CommonHeader);
-    uint32_t echo = std::min<uint32_t>({received, ch.hlen ? uint32_t(ch.hlen) : received, kTermReqMaxData});
+    uint32_t echo =
+        std::min<uint32_t>({received, std::max<uint32_t>(ch.hlen, sizeof(CommonHeader)), kTermReqMaxData});
     uint8_t pdu[sizeof(TermReq) + kTermReqMaxData] = {};
     auto &term = *reinterpret_cast<TermReq *>(pdu);
     term.ch = {kC2HTermReq, 0, sizeof(TermReq), 0, uint32_t(sizeof(TermReq) + echo)};
