@@ -27,6 +27,22 @@ void *operator new[](size_t n) {
     if (void *p = std::malloc(n ? n : 1)) return p;
     throw std::bad_alloc();
 }
+// The nothrow forms too, so no non-aligned allocation pairs this file's free() with another
+// allocator's new (the sanitizer build reports such mismatches). Aligned forms stay as they are.
+void *operator new(size_t n, const std::nothrow_t &) noexcept {
+    if (g_counting) ++g_allocations;
+    return std::malloc(n ? n : 1);
+}
+void *operator new[](size_t n, const std::nothrow_t &) noexcept {
+    if (g_counting) ++g_allocations;
+    return std::malloc(n ? n : 1);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept {
+    std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept {
+    std::free(p);
+}
 void operator delete(void *p) noexcept {
     std::free(p);
 }
