@@ -382,12 +382,18 @@ TEST(TcpTransport, KeepAliveExpiryClosesEveryQueueOfTheAssociation) {
     LiveTarget t;
     RawTcpClient admin(t.io_port);
     admin.icreq();
-    auto cqe = admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn, 31, 300); // KATO 300 ms
+    auto cqe = admin.fabrics_connect(0, 0xFFFF, kSubNqn, kHostNqn, 31, 60000);
     ASSERT_EQ(cqe.status, 0);
     ASSERT_EQ(admin.property(true, w::kPropCc, 1).status, 0);
     RawTcpClient io(t.io_port);
     io.icreq();
     ASSERT_EQ(io.fabrics_connect(1, static_cast<uint16_t>(cqe.result), kSubNqn, kHostNqn, 31).status, 0);
+    // Shorten KATO to 300 ms only now, so setting up cannot race the timer.
+    w::Sqe kato{};
+    kato.opcode = nvme_admin_set_features;
+    kato.cdw10 = NVME_FEAT_FID_KATO;
+    kato.cdw11 = 300;
+    ASSERT_EQ(admin.command(kato).status, 0);
     // The host goes silent: the target ends the association and closes both connections.
     EXPECT_TRUE(admin.closed_by_peer());
     EXPECT_TRUE(io.closed_by_peer());
@@ -405,6 +411,45 @@ TEST(TcpTransport, DiscoveryIsServedOnTheIoListenerToo) {
     const auto &hdr = *reinterpret_cast<const nvmf_discovery_log *>(data.data());
     ASSERT_GE(hdr.numrec, 1u);
     EXPECT_EQ(std::string(hdr.entries[0].subnqn), kSubNqn);
+}
+
+} // namespace
+} // namespace skiff::test
+
+namespace skiff::test {
+namespace {
+
+// While a Compare and Write elsewhere holds the namespace, a write on this connection waits
+// (deferred, retried each loop iteration) and completes once the gate opens; commands that
+// need no gate overtake it.
+TEST(TcpTransport, IoWaitsForACompareAndWriteHeldElsewhereThenCompletes) {
+    LiveTarget t;
+    IoPair p(t);
+    ASSERT_TRUE(p.ok);
+    auto &gate = t.target.find_subsystem(kSubNqn)->find_namespace(1)->gate();
+    tgt::IoGate::set_thread_lane(7); // this thread plays another poll group
+    ASSERT_TRUE(gate.enter_exclusive());
+
+    std::vector<uint8_t> data(512, 0x6B);
+    w::Sqe wr = rw(nvme_cmd_write, 3, 1);
+    wr.cid = 41;
+    p.io.send_command(wr, data.data(), 512);
+    w::Sqe bad = rw(nvme_cmd_read, 0, 1);
+    bad.nsid = 9; // fails in parse, needs no gate
+    bad.cid = 42;
+    p.io.send_command(bad, nullptr, 0, 512);
+    // The target handled both capsules in order; only the second could complete.
+    auto first = p.io.recv_pdu();
+    ASSERT_TRUE(first && first->ch.type == wt::kCapsuleResp);
+    EXPECT_EQ(first->as<wt::CapsuleResp>().cqe.cid, 42);
+
+    gate.leave_exclusive();
+    tgt::IoGate::set_thread_lane(0);
+    auto cqe = p.io.wait_completion(41);
+    EXPECT_EQ(cqe.status, 0);
+    std::vector<uint8_t> got;
+    ASSERT_EQ(p.io.command(rw(nvme_cmd_read, 3, 1), &got, 512).status, 0);
+    EXPECT_EQ(got, data);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "skiff/dataplane/poll_group.hpp"
 
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/io_gate.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -140,6 +141,8 @@ void PollGroup::close_all(const char *why) {
 }
 
 void PollGroup::run() {
+    // This thread's lane in every namespace's I/O gate (fused Compare and Write exclusion).
+    nvmeof::target::IoGate::set_thread_lane(index_ % nvmeof::target::IoGate::kMaxLanes);
     epoll_event events[kMaxEvents];
     uint64_t last_work = now_us(), last_timer = 0;
     while (!stop_.load(std::memory_order_relaxed)) {
@@ -163,6 +166,12 @@ void PollGroup::run() {
             }
         }
         for (int i = 0; i < kPeBudget && doca_pe_progress(pe_); ++i) work = true;
+        for (auto &e : entries_) {
+            if (!e->conn->progress()) continue;
+            work = true;
+            update_interest(*e);
+            finished_any |= e->conn->finished();
+        }
         now = now_us();
         if (now / 1000 - last_timer >= kTimerPeriodMs) {
             last_timer = now / 1000;

@@ -74,9 +74,12 @@ void execute_dsm(Request &req) {
     finish(req, 0);
 }
 
-// Fused Compare and Write: runs once both halves have their data. The queue's poll group
-// runs each I/O to completion, so no other command on this group interleaves.
-void run_compare_and_write(Request &cmp, Request &wr) {
+// Fused Compare and Write: runs once both halves have their data, holding the namespace's I/O
+// gate exclusively so no other I/O (on any poll group) interleaves. Returns false when the
+// gate is held by another Compare and Write (the caller defers and retries).
+bool run_compare_and_write(Request &cmp, Request &wr) {
+    IoGate &gate = cmp.ns->gate();
+    if (!gate.enter_exclusive()) return false;
     bool equal = false;
     uint16_t st = cmp.ns->device().compare(byte_offset(cmp), cmp.buf, cmp.data_len, equal);
     if (st == 0 && !equal) st = wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
@@ -86,10 +89,12 @@ void run_compare_and_write(Request &cmp, Request &wr) {
     } else {
         wr.fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
     }
+    gate.leave_exclusive();
     cmp.set_status(st);
     cmp.fused_waiting = wr.fused_waiting = false;
     complete(cmp);
     complete(wr);
+    return true;
 }
 
 void execute_fused_half(Request &req) {
@@ -100,7 +105,7 @@ void execute_fused_half(Request &req) {
         return;
     }
     bool first = req.cmd.fuse() == 1;
-    run_compare_and_write(first ? req : *partner, first ? *partner : req);
+    if (!run_compare_and_write(first ? req : *partner, first ? *partner : req)) req.queue->defer(req);
 }
 
 bool parse_rw(Request &req, DataDir dir) {

@@ -2,6 +2,7 @@
 
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/namespace.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
 #include <cstring>
@@ -47,7 +48,32 @@ bool Queue::prepare(Request &req) {
 
 void Queue::execute(Request &req) {
     req.data_ready = true;
+    Namespace *ns = req.ns;
+    // Fused halves take the gate exclusively themselves; other I/O passes it shared.
+    if (!ns || req.cmd.fuse()) return req.execute(req);
+    if (!ns->gate().enter()) return defer(req);
     req.execute(req);
+    ns->gate().leave();
+}
+
+void Queue::defer(Request &req) {
+    req.next_deferred = nullptr;
+    if (deferred_tail_)
+        deferred_tail_->next_deferred = &req;
+    else
+        deferred_head_ = &req;
+    deferred_tail_ = &req;
+}
+
+void Queue::run_deferred() {
+    // Retry each waiting request once, in order; those still blocked queue up again.
+    Request *req = deferred_head_;
+    deferred_head_ = deferred_tail_ = nullptr;
+    while (req) {
+        Request *next = req->next_deferred;
+        execute(*req);
+        req = next;
+    }
 }
 
 void Queue::submit(Request &req) {
@@ -101,6 +127,7 @@ void Queue::disconnect(const char *why) {
     ctrl_->detach_queue(this);
     ctrl_.reset();
     fused_first = nullptr;
+    deferred_head_ = deferred_tail_ = nullptr;
 }
 
 namespace detail {

@@ -481,6 +481,13 @@ void TcpQueuePair::flush() {
     if (sendq_.empty() && queue_.disconnect_requested()) return finish("host sent Disconnect");
 }
 
+bool TcpQueuePair::progress() {
+    if (finished_ || !queue_.has_deferred()) return false;
+    queue_.run_deferred();
+    flush();
+    return true;
+}
+
 void TcpQueuePair::poll(uint64_t now_ms) {
     if (finished_) return;
     if (!queue_.poll(now_ms)) return finish("association torn down");

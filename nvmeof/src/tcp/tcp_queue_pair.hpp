@@ -27,6 +27,7 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     void on_readable() override;
     void on_writable() override { flush(); }
     bool wants_write() const override { return !sendq_.empty(); }
+    bool progress() override;
     void poll(uint64_t now_ms) override;
     bool finished() const override { return finished_; }
     void close(const char *why) override { finish(why); }

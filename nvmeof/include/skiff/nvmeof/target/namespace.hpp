@@ -2,6 +2,7 @@
 #pragma once
 
 #include "skiff/nvmeof/target/block_device.hpp"
+#include "skiff/nvmeof/target/io_gate.hpp"
 
 #include <array>
 #include <cstdint>
@@ -26,6 +27,8 @@ class Namespace {
     uint64_t num_blocks() const { return num_blocks_; }
     const NamespaceIds &ids() const { return ids_; }
     BlockDevice &device() const { return *device_; }
+    // Excludes other I/O while a fused Compare and Write runs.
+    IoGate &gate() const { return gate_; }
 
     // True when [slba, slba + nlb) lies inside the namespace.
     bool contains(uint64_t slba, uint64_t nlb) const {
@@ -39,6 +42,7 @@ class Namespace {
     uint64_t num_blocks_;
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;
+    mutable IoGate gate_;
 };
 
 // A UUID, NGUID and EUI-64 derived from a subsystem NQN and nsid, stable across restarts.

@@ -47,6 +47,12 @@ class Queue {
     void execute(Request &req);
     // Finishes req: fills the CQE identity fields and hands it to the transport.
     void complete(Request &req);
+    // Requests that found their namespace's I/O gate closed (a Compare and Write was running)
+    // wait here; the transport retries them every loop iteration.
+    void defer(Request &req);
+    bool has_deferred() const { return deferred_head_ != nullptr; }
+    void run_deferred();
+
     // Convenience for transports: prepare + execute for commands without host data.
     void submit(Request &req);
 
@@ -89,6 +95,7 @@ class Queue {
     bool disconnect_requested_ = false;
     uint64_t now_ms_ = 0;
     IoCounters counters_;
+    Request *deferred_head_ = nullptr, *deferred_tail_ = nullptr;
 };
 
 } // namespace skiff::nvmeof::target

@@ -28,6 +28,7 @@ struct Request {
     Request *fused_partner = nullptr;     // the other half of a fused Compare and Write
     bool data_ready = false;              // the host's data (if any) has arrived
     bool fused_waiting = false;           // first half of a fused pair, waiting for its partner
+    Request *next_deferred = nullptr;     // Queue's list of requests waiting for the I/O gate
 
     // The CQE status as sent (wire::Status layout; 0 = success).
     uint16_t status() const { return cqe.status; }
@@ -45,6 +46,7 @@ struct Request {
         fused_partner = nullptr;
         data_ready = false;
         fused_waiting = false;
+        next_deferred = nullptr;
     }
 };
 

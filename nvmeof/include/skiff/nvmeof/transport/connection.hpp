@@ -19,6 +19,9 @@ class Connection {
     virtual void on_writable() = 0;
     // True while queued bytes wait for the socket to drain (watch for EPOLLOUT).
     virtual bool wants_write() const = 0;
+    // Called every loop iteration: retries work that had to wait (cheap when there is none).
+    // Returns true when it did something.
+    virtual bool progress() = 0;
     // Timers and async events; `now_ms` is a monotonic clock.
     virtual void poll(uint64_t now_ms) = 0;
     // True once the connection is finished and can be destroyed (peer gone, protocol error
