@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Lab tests: skiff against the real Linux NVMe/TCP initiator in the qemu lab VM
+# (../shared/lab, see its README). Called by scripts/test.sh unless SKIFF_SKIP_LAB=1.
+#
+#   scripts/lab-tests.sh [test ...]      (default: every test below)
+#
+# Tests:
+#   host-target-tcp   build/bin/skiff-target on the host; in the guest nvme discover, nvme connect,
+#                     id-ctrl/id-ns must show the serial, model and size given on the command line,
+#                     fio crc32c verify (4k random + 128k sequential), disconnect.
+#   kernel-initiator-options  tests/lab/kernel-initiator-options.sh: the kernel initiator against
+#                     skiff-target with header + data digests, 2 I/O queues of depth 32, KATO
+#                     15 s; fio verify; disconnect; the target exits 0 on SIGTERM.
+#   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
+#                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
+#                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
+#                     queues with commands in flight, flush / write zeroes / deallocate, the
+#                     statuses of bad commands, shutdown.
+#
+# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
+# the target port on the host (default: a free one, so parallel runs on one machine do not
+# collide; the guest reaches any host port through 10.0.2.100); FIO_VERIFY_SIZE (default 8M,
+# the guest runs under TCG emulation: keep it small).
+# Ends with "lab: N passed, N failed"; exit 0 only if none failed.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+checkout="$(pwd)"
+lab="$checkout/../shared/lab"
+
+if [ ! -x "$lab/examples/host-target-tcp.sh" ]; then
+  echo "lab-tests: no lab at $lab (expected ../shared/lab next to the checkout)"
+  echo "lab: 0 passed, 1 failed"
+  exit 1
+fi
+
+target="$checkout/build/bin/skiff-target"
+host_check="$checkout/build/bin/host_check"
+if [ ! -x "$target" ] || [ ! -x "$host_check" ]; then
+  echo "== lab-tests: building the release flavour for $target"
+  scripts/build.sh release >/dev/null || { echo "lab: 0 passed, 1 failed"; exit 1; }
+fi
+if [ ! -x "$target" ]; then
+  echo "lab-tests: $target does not exist after the build (no dataplane/apps/skiff-target yet?)"
+  echo "lab: 0 passed, 1 failed"
+  exit 1
+fi
+
+# What the target is told to present, and what the guest must then see.
+LAB_SERIAL=SKIFFLAB0001
+LAB_MODEL="skiff-lab-target"
+LAB_SIZE_MIB=64
+LAB_BLOCK=4096
+LAB_NSZE=$(printf '0x%x' $((LAB_SIZE_MIB * 1024 * 1024 / LAB_BLOCK)))
+
+# A TCP port on the host's loopback that nothing listens on right now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+test_host_target_tcp() {
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab \
+  TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
+  GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ctrl \$CTRL | grep -Eq '^mn +: $LAB_MODEL *\$' || { echo 'id-ctrl: model is not $LAB_MODEL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, mn $LAB_MODEL, nsze $LAB_NSZE as configured'" \
+    "$lab/examples/host-target-tcp.sh"
+}
+
+test_kernel_initiator_options() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/kernel-initiator-options.sh"
+}
+
+test_initiator_vs_nvmet() {
+  local nqn=nqn.2026-11.io.skiff:kernel-nvmet
+  # null_blk with memory_backed=1 keeps what is written, so read-back can be verified.
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
+. /lab/guest/nvmet.sh
+dev=\$(lab_nullblk 1 1)
+lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
+/lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
+}
+
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet)
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
+
+passed=0 failed=0 failed_names=()
+for t in "${tests[@]}"; do
+  fn="test_${t//-/_}"
+  if ! declare -F "$fn" >/dev/null; then
+    echo "lab-tests: unknown test '$t' (known: ${all_tests[*]})"
+    failed=$((failed + 1)); failed_names+=("$t"); continue
+  fi
+  echo "== lab test $t"
+  t0=$SECONDS
+  if "$fn"; then
+    passed=$((passed + 1)); echo "== lab test $t: PASS ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failed_names+=("$t"); echo "== lab test $t: FAIL ($((SECONDS - t0)) s)"
+  fi
+done
+
+[ $failed = 0 ] || echo "lab-tests: failed: ${failed_names[*]}"
+echo "lab: $passed passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,128 @@
+#include "target_process.hpp"
+
+#include "skiff/nvmeof/host/pdu_framing.hpp"
+#include "skiff/nvmeof/host/tcp_socket.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace skiff::itest {
+
+using namespace std::chrono_literals;
+
+std::string target_binary() {
+    return std::string(SKIFF_BIN_DIR) + "/skiff-target";
+}
+
+uint16_t free_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
+    socklen_t len = sizeof(a);
+    ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+namespace {
+
+// True when the port answers an ICReq with an ICResp: the target, not just a socket, is up.
+bool answers_icreq(uint16_t port) {
+    using namespace skiff::nvmeof;
+    Result<host::TcpSocket> s = host::TcpSocket::connect("127.0.0.1", port, 1000ms);
+    if (!s) return false;
+    wire::tcp::IcReq req = host::make_ic_req(false, false, 0, 0);
+    if (!s->send_all(&req, sizeof(req), host::deadline_after(1000ms))) return false;
+    wire::tcp::IcResp resp{};
+    if (!s->recv_exact(&resp, sizeof(resp), host::deadline_after(2000ms))) return false;
+    return resp.ch.type == wire::tcp::kIcResp;
+}
+
+} // namespace
+
+TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t ready_port) {
+    char path[] = "/tmp/skiff-itest-target-XXXXXX";
+    int log_fd = ::mkstemp(path);
+    log_path_ = path;
+    std::vector<std::string> argv_s{target_binary()};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    for (const auto &a : argv_s) command_line_ += (command_line_.empty() ? "" : " ") + a;
+
+    pid_ = ::fork();
+    if (pid_ == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive a crashed test
+        ::dup2(log_fd, 1);
+        ::dup2(log_fd, 2);
+        std::vector<char *> argv;
+        for (auto &a : argv_s) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::execv(argv[0], argv.data());
+        ::dprintf(2, "cannot exec %s: %s\n", argv[0], strerror(errno));
+        ::_exit(127);
+    }
+    ::close(log_fd);
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < deadline && running()) {
+        if (answers_icreq(ready_port)) {
+            started_ = true;
+            return;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+}
+
+TargetProcess::~TargetProcess() {
+    stop();
+    ::unlink(log_path_.c_str());
+}
+
+bool TargetProcess::running() {
+    if (pid_ <= 0) return false;
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == 0) return true;
+    exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    pid_ = -1;
+    return false;
+}
+
+int TargetProcess::stop() {
+    if (!running()) return exit_code_;
+    ::kill(pid_, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (running()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid_, SIGKILL);
+            int status = 0;
+            ::waitpid(pid_, &status, 0);
+            exit_code_ = 128 + SIGKILL;
+            pid_ = -1;
+            break;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return exit_code_;
+}
+
+std::string TargetProcess::log() const {
+    std::ifstream in(log_path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace skiff::itest

@@ -1,0 +1,43 @@
+// skiff-target as a real child process for the integration tests: started on free loopback
+// ports, waited for until it answers an NVMe/TCP ICReq, stopped with SIGTERM, its output kept
+// in a file so a failing test can show it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace skiff::itest {
+
+// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
+uint16_t free_port();
+
+class TargetProcess {
+  public:
+    // Runs <bin dir>/skiff-target with args and waits (up to 20 s) until ready_port answers an
+    // ICReq with an ICResp. started() says whether that happened; log() says why not.
+    TargetProcess(const std::vector<std::string> &args, uint16_t ready_port);
+    ~TargetProcess();
+    TargetProcess(const TargetProcess &) = delete;
+    TargetProcess &operator=(const TargetProcess &) = delete;
+
+    bool started() const { return started_; }
+    bool running();
+    // SIGTERM, then waits (SIGKILL after 10 s). Returns the exit code, 128+N for signal N.
+    int stop();
+    std::string log() const;
+    const std::string &command_line() const { return command_line_; }
+
+  private:
+    pid_t pid_ = -1;
+    int exit_code_ = -1;
+    bool started_ = false;
+    std::string log_path_;
+    std::string command_line_;
+};
+
+std::string target_binary();
+
+} // namespace skiff::itest
