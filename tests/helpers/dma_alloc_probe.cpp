@@ -24,61 +24,7 @@ int main() {
     return 77;
 }
 #else
-namespace {
-
-std::atomic<long> allocations{0};
-
-} // namespace
-
-extern "C" {
-void *__libc_malloc(size_t);
-void *__libc_calloc(size_t, size_t);
-void *__libc_realloc(void *, size_t);
-void __libc_free(void *);
-
-void *malloc(size_t n) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    return __libc_realloc(p, n);
-}
-void free(void *p) {
-    __libc_free(p);
-}
-}
-
-void *operator new(size_t n) {
-    void *p = malloc(n == 0 ? 1 : n);
-    if (p == nullptr) throw std::bad_alloc();
-    return p;
-}
-void *operator new[](size_t n) {
-    return operator new(n);
-}
-void *operator new(size_t n, const std::nothrow_t &) noexcept {
-    return malloc(n == 0 ? 1 : n);
-}
-void *operator new[](size_t n, const std::nothrow_t &) noexcept {
-    return malloc(n == 0 ? 1 : n);
-}
-void operator delete(void *p) noexcept {
-    free(p);
-}
-void operator delete[](void *p) noexcept {
-    free(p);
-}
-void operator delete(void *p, size_t) noexcept {
-    free(p);
-}
-void operator delete[](void *p, size_t) noexcept {
-    free(p);
-}
+#include "counting_allocator.hpp"
 
 namespace {
 
