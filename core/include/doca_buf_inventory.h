@@ -21,20 +21,21 @@ struct doca_mmap;
 struct doca_buf_inventory;
 
 /** num_elements > 0 descriptors, allocated now (no allocation afterwards). */
-DOCA_STABLE doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **buf_inventory);
+DOCA_STABLE doca_error_t doca_buf_inventory_create(size_t num_elements,
+                                                   struct doca_buf_inventory **buf_inventory);
 /** Stops if needed and frees. IN_USE while any buf is outstanding. */
 DOCA_STABLE doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory);
 DOCA_STABLE doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory);
 /** Allocation is refused until the next start. IN_USE while any buf is outstanding. */
 DOCA_STABLE doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory);
 DOCA_STABLE doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory,
-							     uint32_t *num_of_elements);
+                                                             uint32_t *num_of_elements);
 DOCA_STABLE doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
-								  uint32_t *num_of_free_elements);
+                                                                  uint32_t *num_of_free_elements);
 DOCA_STABLE doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *inventory,
-							  union doca_data user_data);
+                                                          union doca_data user_data);
 DOCA_STABLE doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *inventory,
-							  union doca_data *user_data);
+                                                          union doca_data *user_data);
 
 /**
  * A buf over [addr, addr + len) of mmap with data [data, data + data_len) inside it.
@@ -42,23 +43,22 @@ DOCA_STABLE doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_
  * the mmap or the data is not inside the range; NO_MEMORY when the inventory is empty.
  */
 DOCA_STABLE doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory,
-							    struct doca_mmap *mmap, void *addr, size_t len,
-							    void *data, size_t data_len, struct doca_buf **buf);
+                                                            struct doca_mmap *mmap, void *addr, size_t len,
+                                                            void *data, size_t data_len,
+                                                            struct doca_buf **buf);
 
 /** An empty buf (data = addr, data_len = 0): a destination. */
 static inline doca_error_t doca_buf_inventory_buf_get_by_addr(struct doca_buf_inventory *inventory,
-							      struct doca_mmap *mmap, void *addr, size_t len,
-							      struct doca_buf **buf)
-{
-	return doca_buf_inventory_buf_get_by_args(inventory, mmap, addr, len, addr, 0, buf);
+                                                              struct doca_mmap *mmap, void *addr, size_t len,
+                                                              struct doca_buf **buf) {
+    return doca_buf_inventory_buf_get_by_args(inventory, mmap, addr, len, addr, 0, buf);
 }
 
 /** A full buf (data = addr, data_len = len): a source. */
 static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_inventory *inventory,
-							      struct doca_mmap *mmap, void *data, size_t data_len,
-							      struct doca_buf **buf)
-{
-	return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len, buf);
+                                                              struct doca_mmap *mmap, void *data,
+                                                              size_t data_len, struct doca_buf **buf) {
+    return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len, buf);
 }
 
 /**
@@ -68,7 +68,8 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
  * NO_MEMORY when the inventory has fewer free elements than the list has.
  */
 DOCA_STABLE doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
-						    const struct doca_buf *src_buf, struct doca_buf **dst_buf);
+                                                    const struct doca_buf *src_buf,
+                                                    struct doca_buf **dst_buf);
 
 #ifdef __cplusplus
 }

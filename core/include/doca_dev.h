@@ -27,9 +27,9 @@ struct doca_dev_rep;
 
 /** Representor list filters (bits; ALL = no filtering). */
 enum doca_devinfo_rep_filter {
-	DOCA_DEVINFO_REP_FILTER_ALL = 0,
-	DOCA_DEVINFO_REP_FILTER_NET = 1 << 1,
-	DOCA_DEVINFO_REP_FILTER_EMULATED = 1 << 2,
+    DOCA_DEVINFO_REP_FILTER_ALL = 0,
+    DOCA_DEVINFO_REP_FILTER_NET = 1 << 1,
+    DOCA_DEVINFO_REP_FILTER_EMULATED = 1 << 2,
 };
 
 /** Lists the local devices of this process's side (host or DPU). Destroy with doca_devinfo_destroy_list. */
@@ -42,7 +42,8 @@ DOCA_STABLE doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_lis
  * representors; INVALID_VALUE for unknown filter bits. The list stays valid after dev is closed.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
-						      struct doca_devinfo_rep ***dev_list_rep, uint32_t *nb_devs_rep);
+                                                      struct doca_devinfo_rep ***dev_list_rep,
+                                                      uint32_t *nb_devs_rep);
 DOCA_STABLE doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep);
 
 /** Opens a device, or counts one more opener of an already opened one (same handle). */
@@ -68,48 +69,49 @@ DOCA_STABLE struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep
 #define DOCA_DEVINFO_PCI_BDF_SIZE 8
 
 /** "DDDD:BB:DD.F" into a buffer of at least DOCA_DEVINFO_PCI_ADDR_SIZE bytes. */
-DOCA_STABLE doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, char *pci_addr_str);
+DOCA_STABLE doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo,
+                                                       char *pci_addr_str);
 /** is_equal = 1 when pci_addr_str ("DDDD:BB:DD.F" or "BB:DD.F") names devinfo's function. */
-DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
-							uint8_t *is_equal);
+DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
+                                                        const char *pci_addr_str, uint8_t *is_equal);
 /** NOT_FOUND when the device has no such address. */
 DOCA_STABLE doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr,
-						    uint32_t size);
+                                                    uint32_t size);
 DOCA_STABLE doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr,
-						    uint32_t size);
+                                                    uint32_t size);
 DOCA_STABLE doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr,
-						   uint32_t size);
+                                                   uint32_t size);
 DOCA_STABLE doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name,
-						     uint32_t size);
+                                                     uint32_t size);
 /** The rdma-core device name; an empty string for an emulated function without one. */
 DOCA_STABLE doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name,
-						     uint32_t size);
+                                                     uint32_t size);
 /** NOT_SUPPORTED: no emulated or RoCE device has an InfiniBand LID. */
 DOCA_STABLE doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid);
 DOCA_STABLE doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
-								       uint8_t *is_hotplug_manager);
+                                                                       uint8_t *is_hotplug_manager);
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
-								      uint8_t *filter_all_supported);
+                                                                      uint8_t *filter_all_supported);
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
-								      uint8_t *filter_net_supported);
-DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
-									   uint8_t *filter_emulated_supported);
+                                                                      uint8_t *filter_net_supported);
+DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(
+    const struct doca_devinfo *devinfo, uint8_t *filter_emulated_supported);
 
 #define DOCA_DEVINFO_REP_VUID_SIZE 128
 #define DOCA_DEVINFO_REP_PCI_ADDR_SIZE 13
 #define DOCA_DEVINFO_REP_PCI_BDF_SIZE 8
 
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
-						   uint32_t size);
+                                                   uint32_t size);
 /** The PCI address of the represented function (a host representor shares its host function's address). */
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep,
-							   char *pci_addr_str);
+                                                           char *pci_addr_str);
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
-							    enum doca_pci_func_type *pci_func_type);
+                                                            enum doca_pci_func_type *pci_func_type);
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep,
-							 uint8_t *is_hotplug);
+                                                         uint8_t *is_hotplug);
 DOCA_STABLE doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
-							    const char *pci_addr_str, uint8_t *is_equal);
+                                                            const char *pci_addr_str, uint8_t *is_equal);
 #ifdef __cplusplus
 }
 #endif

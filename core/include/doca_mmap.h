@@ -29,7 +29,8 @@ DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
 DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
 /** Frees every export descriptor and revokes every import. NOT_PERMITTED while bufs exist. */
 DOCA_STABLE doca_error_t doca_mmap_stop(struct doca_mmap *mmap);
-/** ALREADY_EXIST for a duplicate, NO_MEMORY past max_num_devices, NOT_PERMITTED once started/exported/imported. */
+/** ALREADY_EXIST for a duplicate, NO_MEMORY past max_num_devices, NOT_PERMITTED once
+ * started/exported/imported. */
 DOCA_STABLE doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev);
 /** NOT_FOUND for a device never added. */
 DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev);
@@ -42,30 +43,31 @@ typedef void(doca_mmap_memrange_free_cb_t)(void *addr, size_t len, void *cookie)
  * mmap; the mmap needs a PCI_* permission). The descriptor is owned by the mmap and freed on stop.
  */
 DOCA_STABLE doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
-					      const void **export_desc, size_t *export_desc_len);
+                                              const void **export_desc, size_t *export_desc_len);
 /** Not supported yet in skiff: returns DOCA_ERROR_NOT_SUPPORTED. */
 DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,
-					       const void **export_desc, size_t *export_desc_len);
+                                               const void **export_desc, size_t *export_desc_len);
 /**
  * Imports an export descriptor. For a PCI export, dev must have the create-from-export-PCI
  * capability and be the DPU PF that owns the representor of the exporting host function. The
  * result is started, not backed by local memory, and refuses set_*, add/rm_dev and export.
  */
-DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
-						      size_t export_desc_len, struct doca_dev *dev,
-						      struct doca_mmap **mmap);
+DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
+                                                      const void *export_desc, size_t export_desc_len,
+                                                      struct doca_dev *dev, struct doca_mmap **mmap);
 
 /** Once only (NOT_PERMITTED the second time); BAD_STATE once started; INVALID_VALUE on overflow. */
 DOCA_STABLE doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len);
 /** NOT_SUPPORTED: dmabuf-backed memory is not emulated. */
 DOCA_STABLE doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr,
-						       size_t dmabuf_offset, size_t len);
+                                                       size_t dmabuf_offset, size_t len);
 /** BAD_STATE when no range was ever set. */
 DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len);
 DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb,
-					       void *opaque);
+                                               void *opaque);
 DOCA_STABLE doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
-DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices);
+DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap,
+                                                       uint32_t *max_num_devices);
 DOCA_STABLE doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs);
 DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported);
 DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
@@ -77,10 +79,10 @@ DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union d
 
 /** 1 when the device can export an mmap over PCI (host functions). */
 DOCA_STABLE doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo,
-							       uint8_t *mmap_export);
+                                                               uint8_t *mmap_export);
 /** 1 when the device can import a PCI export (DPU PFs). */
 DOCA_STABLE doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
-									   uint8_t *from_export);
+                                                                           uint8_t *from_export);
 
 #ifdef __cplusplus
 }

@@ -14,8 +14,8 @@ constexpr uint8_t kFabricsOpcode = 0x7F;
 
 // Byte 1 of CDW0.
 enum CmdFlags : uint8_t {
-    kFuseMask = 0x03,    // 0 normal, 1 first of fused, 2 second of fused
-    kPsdtMask = 0xC0,    // 0 PRP, 1/2 SGL
+    kFuseMask = 0x03, // 0 normal, 1 first of fused, 2 second of fused
+    kPsdtMask = 0xC0, // 0 PRP, 1/2 SGL
     kPsdtSgl = 0x40,
 };
 

@@ -22,19 +22,21 @@ enum SglSubtype : uint8_t {
     kSglSubInvalidateKey = 0xF,
 };
 
-constexpr uint8_t sgl_id(SglType type, SglSubtype sub) { return static_cast<uint8_t>((type << 4) | sub); }
+constexpr uint8_t sgl_id(SglType type, SglSubtype sub) {
+    return static_cast<uint8_t>((type << 4) | sub);
+}
 
 // Common identifiers: in-capsule data (TCP and RDMA), TCP transport data block, RDMA keyed.
-constexpr uint8_t kSglIdInCapsule = sgl_id(kSglDataBlock, kSglSubOffset);             // 0x01
-constexpr uint8_t kSglIdTcpTransport = sgl_id(kSglTransportDataBlock, kSglSubTransport); // 0x5A
-constexpr uint8_t kSglIdKeyed = sgl_id(kSglKeyedDataBlock, kSglSubAddress);            // 0x40
+constexpr uint8_t kSglIdInCapsule = sgl_id(kSglDataBlock, kSglSubOffset);                   // 0x01
+constexpr uint8_t kSglIdTcpTransport = sgl_id(kSglTransportDataBlock, kSglSubTransport);    // 0x5A
+constexpr uint8_t kSglIdKeyed = sgl_id(kSglKeyedDataBlock, kSglSubAddress);                 // 0x40
 constexpr uint8_t kSglIdKeyedInvalidate = sgl_id(kSglKeyedDataBlock, kSglSubInvalidateKey); // 0x4F
 
 struct __attribute__((packed)) SglDescriptor {
-    uint64_t addr;      // address, or offset into in-capsule data
-    uint32_t length;    // byte count (unkeyed forms)
+    uint64_t addr;   // address, or offset into in-capsule data
+    uint32_t length; // byte count (unkeyed forms)
     uint8_t rsvd[3];
-    uint8_t id;         // type << 4 | subtype
+    uint8_t id; // type << 4 | subtype
 
     SglType type() const { return static_cast<SglType>(id >> 4); }
     SglSubtype subtype() const { return static_cast<SglSubtype>(id & 0xF); }

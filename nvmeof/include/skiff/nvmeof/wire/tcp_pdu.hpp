@@ -20,9 +20,9 @@ enum PduType : uint8_t {
 };
 
 enum PduFlags : uint8_t {
-    kFlagHdgst = 0x01,   // header digest present
-    kFlagDdgst = 0x02,   // data digest present
-    kFlagDataLast = 0x04, // last PDU of a data transfer (H2CData, C2HData)
+    kFlagHdgst = 0x01,       // header digest present
+    kFlagDdgst = 0x02,       // data digest present
+    kFlagDataLast = 0x04,    // last PDU of a data transfer (H2CData, C2HData)
     kFlagDataSuccess = 0x08, // C2HData: the command completed successfully, no response capsule
 };
 
@@ -120,15 +120,20 @@ static_assert(sizeof(R2T) == 24);
 constexpr uint8_t expected_hlen(uint8_t type) {
     switch (type) {
     case kIcReq:
-    case kIcResp: return 128;
+    case kIcResp:
+        return 128;
     case kH2CTermReq:
-    case kC2HTermReq: return 24;
-    case kCapsuleCmd: return 72;
+    case kC2HTermReq:
+        return 24;
+    case kCapsuleCmd:
+        return 72;
     case kCapsuleResp:
     case kH2CData:
     case kC2HData:
-    case kR2T: return 24;
-    default: return 0;
+    case kR2T:
+        return 24;
+    default:
+        return 0;
     }
 }
 
