@@ -2,6 +2,7 @@
 // exporter is a separate process (tests/helpers/mem_exporter, pattern byte i = i * 7 + 3); the
 // bytes the engine wrote are checked inside the exporter, over its command pipe.
 #include "dma_support.hpp"
+#include "mem_exporter_process.hpp"
 
 #include <doca_buf_inventory.h>
 #include <doca_dma.h>
@@ -19,75 +20,8 @@ using skiff::test::DmaFixture;
 
 namespace {
 
-uint8_t exporter_pattern(size_t i) {
-    return static_cast<uint8_t>(i * 7 + 3);
-}
-
-// One mem_exporter process, driven line by line.
-class ExporterProcess {
-  public:
-    ExporterProcess(size_t size, const char *mode) {
-        int to_child[2], from_child[2];
-        if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
-        pid_ = fork();
-        if (pid_ == 0) {
-            dup2(to_child[0], STDIN_FILENO);
-            dup2(from_child[1], STDOUT_FILENO);
-            close(to_child[1]);
-            close(from_child[0]);
-            std::string size_arg = std::to_string(size);
-            execl(SKIFF_BIN_DIR "/mem_exporter", "mem_exporter", size_arg.c_str(), mode, nullptr);
-            _exit(127);
-        }
-        close(to_child[0]);
-        close(from_child[1]);
-        to_ = fdopen(to_child[1], "w");
-        from_ = fdopen(from_child[0], "r");
-        std::istringstream first(read_line());
-        std::string tag, desc_hex, addr_text;
-        first >> tag >> desc_hex >> addr_text >> len;
-        if (tag != "EXPORT") return;
-        desc = from_hex(desc_hex);
-        addr = reinterpret_cast<uint8_t *>(std::stoull(addr_text, nullptr, 16));
-    }
-    ~ExporterProcess() {
-        if (to_) std::fclose(to_); // EOF ends the exporter
-        if (from_) std::fclose(from_);
-        if (pid_ > 0) waitpid(pid_, nullptr, 0);
-    }
-
-    std::string command(const std::string &line) {
-        std::fprintf(to_, "%s\n", line.c_str());
-        std::fflush(to_);
-        return read_line();
-    }
-    std::vector<uint8_t> bytes(size_t off, size_t n) {
-        std::string reply = command("BYTES " + std::to_string(off) + " " + std::to_string(n));
-        return reply.rfind("BYTES ", 0) == 0 ? from_hex(reply.substr(6)) : std::vector<uint8_t>{};
-    }
-
-    std::vector<uint8_t> desc;
-    uint8_t *addr = nullptr;
-    size_t len = 0;
-
-  private:
-    static std::vector<uint8_t> from_hex(const std::string &s) {
-        std::vector<uint8_t> out;
-        for (size_t i = 0; i + 1 < s.size(); i += 2)
-            out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-        return out;
-    }
-    std::string read_line() {
-        static char line[1 << 20];
-        if (!from_ || !std::fgets(line, sizeof(line), from_)) return "";
-        std::string s(line);
-        if (!s.empty() && s.back() == '\n') s.pop_back();
-        return s;
-    }
-    pid_t pid_ = -1;
-    FILE *to_ = nullptr;
-    FILE *from_ = nullptr;
-};
+using skiff::test::exporter_pattern;
+using skiff::test::ExporterProcess;
 
 class DmaCrossProcess : public DmaFixture {
   protected:

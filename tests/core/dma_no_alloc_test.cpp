@@ -1,22 +1,15 @@
 // Spec 5.1 rule 2 / 5.5: after start the execution data path (task alloc_init, submit, the DMA
 // engine's worker, progress, callbacks, free, notification arm/clear) performs no heap allocation.
 // Counted in a helper process (tests/helpers/dma_alloc_probe) that replaces malloc/operator new.
+#include "alloc_probe_runner.hpp"
+
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <string>
-#include <sys/wait.h>
-
 TEST(DmaNoAlloc, SubmitProgressCallbackFreeAllocateNothingAfterStart) {
-    FILE *p = popen(SKIFF_BIN_DIR "/dma_alloc_probe", "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    std::array<char, 256> buf{};
-    while (std::fgets(buf.data(), buf.size(), p) != nullptr) out += buf.data();
-    int status = pclose(p);
-    ASSERT_TRUE(WIFEXITED(status));
-    if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "allocation counting is impossible under AddressSanitizer";
-    EXPECT_EQ(WEXITSTATUS(status), 0) << out;
-    EXPECT_EQ(out, "data_path 0 tasks 10000\n");
+    auto run = skiff::test::run_alloc_probe(SKIFF_BIN_DIR "/dma_alloc_probe");
+    ASSERT_NE(run.exit_code, -1) << run.output;
+    if (run.exit_code == skiff::test::kProbeCannotCount)
+        GTEST_SKIP() << "allocation counting is impossible under AddressSanitizer";
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_EQ(run.output, "data_path 0 tasks 10000\n");
 }

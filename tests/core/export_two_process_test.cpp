@@ -6,6 +6,7 @@
 #include <doca_mmap.h>
 
 #include "../../core/src/mem/mem_access.hpp"
+#include "mem_exporter_process.hpp"
 #include "mmap_fixture.hpp"
 
 #include <gtest/gtest.h>
@@ -21,96 +22,11 @@
 
 namespace {
 
-std::vector<uint8_t> from_hex(const std::string &s) {
-    std::vector<uint8_t> out;
-    for (size_t i = 0; i + 1 < s.size(); i += 2)
-        out.push_back(static_cast<uint8_t>(std::stoi(s.substr(i, 2), nullptr, 16)));
-    return out;
-}
+using Exporter = skiff::test::ExporterProcess;
 
 uint8_t pattern(size_t i) {
-    return static_cast<uint8_t>(i * 7 + 3);
+    return skiff::test::exporter_pattern(i);
 }
-
-// The exporter process, driven line by line over its stdin / stdout.
-class Exporter {
-  public:
-    Exporter(size_t size, const char *mode) {
-        int to_child[2], from_child[2];
-        EXPECT_EQ(pipe(to_child), 0);
-        EXPECT_EQ(pipe(from_child), 0);
-        pid_ = fork();
-        if (pid_ == 0) {
-            dup2(to_child[0], STDIN_FILENO);
-            dup2(from_child[1], STDOUT_FILENO);
-            close(to_child[1]);
-            close(from_child[0]);
-            std::string size_arg = std::to_string(size);
-            execl(SKIFF_BIN_DIR "/mem_exporter", "mem_exporter", size_arg.c_str(), mode, nullptr);
-            _exit(127);
-        }
-        close(to_child[0]);
-        close(from_child[1]);
-        in_ = fdopen(to_child[1], "w");
-        out_ = fdopen(from_child[0], "r");
-        std::istringstream first(line());
-        std::string tag, desc_hex, addr_text;
-        first >> tag >> desc_hex >> addr_text >> len;
-        EXPECT_EQ(tag, "EXPORT");
-        desc = from_hex(desc_hex);
-        addr = reinterpret_cast<uint8_t *>(std::stoull(addr_text, nullptr, 16));
-    }
-    ~Exporter() {
-        if (pid_ > 0) {
-            std::fclose(in_); // EOF ends the command loop
-            int status = 0;
-            waitpid(pid_, &status, 0);
-        }
-        std::fclose(out_);
-    }
-
-    std::string command(const std::string &cmd) {
-        std::fprintf(in_, "%s\n", cmd.c_str());
-        std::fflush(in_);
-        return line();
-    }
-    std::vector<uint8_t> bytes(size_t off, size_t n) {
-        std::string reply = command("BYTES " + std::to_string(off) + " " + std::to_string(n));
-        EXPECT_EQ(reply.rfind("BYTES ", 0), 0u) << reply;
-        return from_hex(reply.substr(6));
-    }
-    void kill_now() {
-        ::kill(pid_, SIGKILL);
-        int status = 0;
-        waitpid(pid_, &status, 0); // reaped: its address space is gone
-        std::fclose(in_);
-        pid_ = -1;
-    }
-    int exit_normally() {
-        EXPECT_EQ(std::fprintf(in_, "EXIT\n") > 0, true);
-        std::fclose(in_);
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-
-    std::vector<uint8_t> desc;
-    uint8_t *addr = nullptr;
-    size_t len = 0;
-
-  private:
-    std::string line() {
-        char buf[1 << 16];
-        if (std::fgets(buf, sizeof(buf), out_) == nullptr) return "";
-        std::string s(buf);
-        if (!s.empty() && s.back() == '\n') s.pop_back();
-        return s;
-    }
-    pid_t pid_ = -1;
-    FILE *in_ = nullptr;
-    FILE *out_ = nullptr;
-};
 
 class ExportTwoProcess : public ::testing::Test {
   protected:
