@@ -14,6 +14,12 @@ case "$flavour" in
 esac
 
 jobs="${SKIFF_JOBS:-$(nproc)}"
+# ccache (when installed) makes rebuilds and other checkouts on the same machine cheap; paths are
+# taken relative to the checkout so clones and worktrees share hits.
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
+  args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
 cmake --build "$dir" -j "$jobs"
 echo "$dir"

@@ -135,15 +135,16 @@ int main(int argc, char **argv) {
 
     dataplane::ServiceOptions sopts;
     sopts.poll_groups = o.cores;
-    sopts.transport = o.transport;
     for (auto &l : o.listen) {
         auto addr = nvmeof::transport::parse_listen_address(l);
         if (!addr) return fail("--listen " + addr.error().message);
+        addr->trtype = o.transport;
         sopts.listeners.push_back(*addr);
     }
     if (o.discovery != "none") {
         auto addr = nvmeof::transport::parse_listen_address(o.discovery);
         if (!addr) return fail("--discovery " + addr.error().message);
+        addr->trtype = o.transport;
         sopts.discovery = *addr;
     }
 

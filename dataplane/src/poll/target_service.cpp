@@ -24,26 +24,27 @@ TargetService::~TargetService() {
 
 Status TargetService::start() {
     auto log = skiff::log::get("target");
-    auto transport = nvmeof::transport::make_transport(options_.transport);
-    if (!transport) return transport.error();
-    transport_ = std::move(transport.value());
     auto open = [&](const ListenAddress &addr, bool discovery_only) -> Status {
-        auto fd = transport_->listen(addr);
+        auto transport = transport_for(addr.trtype);
+        if (!transport) return transport.error();
+        nvmeof::transport::Transport *t = *transport;
+        auto fd = t->listen(addr);
         if (!fd) return fd.error();
         ListenAddress bound = addr;
-        bound.port = transport_->bound_port(*fd);
+        bound.port = t->bound_port(*fd);
         nvmeof::target::Port port;
+        port.trtype = addr.trtype;
         port.traddr = bound.host;
         port.trsvcid = std::to_string(bound.port);
         port.discovery_only = discovery_only;
         port = target_.add_port(port);
-        listeners_.push_back({*fd, bound, port});
+        listeners_.push_back({*fd, bound, port, t});
         if (discovery_only) {
-            log->info("listening: {} {} (discovery)", transport_->name(), bound.str());
+            log->info("listening: {} {} (discovery)", t->name(), bound.str());
         } else {
             std::string names;
             for (auto &s : target_.subsystems()) names += (names.empty() ? "" : ", ") + s->nqn();
-            log->info("listening: {} {} (subsystem {}; discovery too)", transport_->name(), bound.str(),
+            log->info("listening: {} {} (subsystem {}; discovery too)", t->name(), bound.str(),
                       names);
         }
         return Status::success();
@@ -83,6 +84,15 @@ void TargetService::stop() {
     skiff::log::get("target")->info("stopped: all connections closed");
 }
 
+Result<nvmeof::transport::Transport *> TargetService::transport_for(const std::string &trtype) {
+    for (auto &t : transports_)
+        if (trtype == t->name()) return t.get();
+    auto made = nvmeof::transport::make_transport(trtype);
+    if (!made) return made.error();
+    transports_.push_back(std::move(made.value()));
+    return transports_.back().get();
+}
+
 std::vector<ListenAddress> TargetService::bound() const {
     std::vector<ListenAddress> out;
     for (auto &l : listeners_) out.push_back(l.addr);
@@ -97,7 +107,7 @@ void TargetService::accept_loop() {
         for (int i = 0; i < n; ++i) {
             if (events[i].data.u64 == UINT64_MAX) return; // stop()
             const Listener &l = listeners_[events[i].data.u64];
-            while (auto conn = transport_->accept(l.fd, target_, l.port))
+            while (auto conn = l.transport->accept(l.fd, target_, l.port))
                 groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
         }
     }

@@ -17,7 +17,7 @@
 namespace skiff::dataplane {
 
 struct ServiceOptions {
-    std::string transport = "tcp";
+    // Each listener names its transport (ListenAddress::trtype); one Transport per kind.
     std::vector<nvmeof::transport::ListenAddress> listeners;   // I/O listeners
     std::optional<nvmeof::transport::ListenAddress> discovery; // dedicated discovery listener
     int poll_groups = 1;
@@ -42,12 +42,15 @@ class TargetService {
         int fd;
         nvmeof::transport::ListenAddress addr;
         nvmeof::target::Port port;
+        nvmeof::transport::Transport *transport;
     };
     void accept_loop();
+    // The transport serving trtype, created on first use.
+    Result<nvmeof::transport::Transport *> transport_for(const std::string &trtype);
 
     nvmeof::target::Target &target_;
     ServiceOptions options_;
-    std::unique_ptr<nvmeof::transport::Transport> transport_;
+    std::vector<std::unique_ptr<nvmeof::transport::Transport>> transports_;
     std::vector<Listener> listeners_;
     std::vector<std::unique_ptr<PollGroup>> groups_;
     std::thread acceptor_;

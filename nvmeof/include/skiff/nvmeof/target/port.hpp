@@ -8,6 +8,7 @@ namespace skiff::nvmeof::target {
 
 struct Port {
     uint16_t id = 0;
+    std::string trtype = "tcp"; // "tcp" or "rdma" (discovery log TRTYPE)
     std::string traddr;  // "127.0.0.1"
     std::string trsvcid; // "4420"
     // A dedicated discovery listener exposes only the discovery subsystem; an I/O listener

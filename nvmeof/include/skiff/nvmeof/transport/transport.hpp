@@ -18,6 +18,7 @@ namespace skiff::nvmeof::transport {
 struct ListenAddress {
     std::string host; // dotted IPv4
     uint16_t port = 0;
+    std::string trtype = "tcp"; // which transport serves it: "tcp" or "rdma"
 
     std::string str() const { return host + ":" + std::to_string(port); }
 };
