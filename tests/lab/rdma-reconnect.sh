@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Lab test: a host that connects, disconnects and reconnects 20 times in a row over NVMe/RDMA
+# leaves nothing behind in the target. skiff-target runs inside the lab guest on soft-RoCE
+# (rxe0, 192.168.77.1); the kernel nvme-rdma initiator in the same guest cycles; the guest's
+# `rdma res` counts of queue pairs, memory registrations, PDs, CQs and CM ids must return to
+# what they were before the first connect, and the target must still be running.
+#
+#   tests/lab/rdma-reconnect.sh      (from the checkout; scripts/lab-tests.sh runs it)
+# Environment: SKIFF_TARGET (default build/bin/skiff-target), CYCLES (default 20), LAB_* knobs
+# for run-in-guest. Exit 0 = pass.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+checkout="$(pwd)"
+lab="$checkout/../shared/lab"
+target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
+
+# shellcheck disable=SC2016  # expanded in the guest
+LAB_PASS_ENV="${LAB_PASS_ENV:-} TARGET CYCLES" TARGET="$target" CYCLES="${CYCLES:-20}" \
+LAB_TIMEOUT="${LAB_TIMEOUT:-240}" "$lab/run-in-guest" '
+set -uo pipefail
+. /lab/guest/nvmet.sh
+me=rdma-reconnect
+nqn=nqn.2026-11.io.skiff:lab-rdma-reconnect
+TLOG=/lab-run/target.log
+fail() { echo "$me: FAIL: $*"; [ -s $TLOG ] && { echo "--- target output"; tail -n 40 $TLOG; }; exit 1; }
+addr="$(lab_rxe_up)" || fail "soft-RoCE (rxe0) did not come up"
+setsid /lab/guest/with-host-libs "$TARGET" --transport rdma --listen "$addr:4420" --discovery none \
+  --nqn $nqn --size 16MiB > $TLOG 2>&1 < /dev/null &
+tpid=$!
+trap "kill -TERM -- -$tpid 2>/dev/null" EXIT
+lab_wait_listen rdma "$addr" 4420 30 || fail "no RDMA listener"
+modprobe -a nvme-fabrics nvme-rdma
+# One line per resource kind: "qp N mr N pd N cq N cm_id N".
+counts() { for r in qp mr pd cq cm_id; do printf "%s %s " $r "$(rdma res show $r 2>/dev/null | grep -c .)"; done; }
+before="$(counts)"
+echo "== before: $before"
+for i in $(seq 1 "$CYCLES"); do
+  nvme connect -t rdma -a "$addr" -s 4420 -n $nqn >/dev/null || fail "connect $i"
+  [ $i = 1 ] && echo "== connected: $(counts)"
+  nvme disconnect -n $nqn >/dev/null || fail "disconnect $i"
+  kill -0 $tpid 2>/dev/null || fail "the target exited during cycle $i"
+done
+after=""
+for _ in $(seq 1 50); do after="$(counts)"; [ "$after" = "$before" ] && break; sleep 0.2; done
+echo "== after $CYCLES cycles: $after"
+[ "$after" = "$before" ] || { rdma res show qp; rdma res show mr; fail "RDMA resources leaked (before: $before; after: $after)"; }
+kill -0 $tpid 2>/dev/null || fail "the target is not running"
+echo "$me: PASS ($CYCLES connect/disconnect cycles, no leaked QPs, MRs, PDs, CQs or CM ids)"
+'
