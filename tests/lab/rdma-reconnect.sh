@@ -6,6 +6,7 @@
 # what they were before the first connect, and the target must still be running.
 #
 #   tests/lab/rdma-reconnect.sh      (from the checkout; scripts/lab-tests.sh runs it)
+# Each cycle is one admin and one I/O queue (depth 32).
 # Environment: SKIFF_TARGET (default build/bin/skiff-target), CYCLES (default 20), LAB_* knobs
 # for run-in-guest. Exit 0 = pass.
 set -uo pipefail
@@ -34,8 +35,10 @@ modprobe -a nvme-fabrics nvme-rdma
 counts() { for r in qp mr pd cq cm_id; do printf "%s %s " $r "$(rdma res show $r 2>/dev/null | grep -c .)"; done; }
 before="$(counts)"
 echo "== before: $before"
+# One I/O queue of depth 32 keeps a cycle short under TCG; a 30 s keep-alive timeout because the
+# emulated guest can be slower than the default 5 s between its admin and I/O queue connects.
 for i in $(seq 1 "$CYCLES"); do
-  nvme connect -t rdma -a "$addr" -s 4420 -n $nqn >/dev/null || fail "connect $i"
+  nvme connect -t rdma -a "$addr" -s 4420 -n $nqn -i 1 -Q 32 -k 30 >/dev/null || fail "connect $i"
   [ $i = 1 ] && echo "== connected: $(counts)"
   nvme disconnect -n $nqn >/dev/null || fail "disconnect $i"
   kill -0 $tpid 2>/dev/null || fail "the target exited during cycle $i"
