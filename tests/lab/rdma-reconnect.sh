@@ -19,7 +19,7 @@ target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_PASS_ENV="${LAB_PASS_ENV:-} TARGET CYCLES" TARGET="$target" CYCLES="${CYCLES:-20}" \
-LAB_TIMEOUT="${LAB_TIMEOUT:-240}" "$lab/run-in-guest" '
+LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
 set -uo pipefail
 . /lab/guest/nvmet.sh
 me=rdma-reconnect
