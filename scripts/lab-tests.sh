@@ -16,6 +16,10 @@
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
 #                     queues with commands in flight, flush / write zeroes / deallocate, the
 #                     statuses of bad commands, shutdown.
+#   perf-vs-nvmet     bench's skiff-perf (build/bin/skiff-perf) as a generic NVMe/TCP initiator
+#                     against the Linux kernel's nvmet-tcp in the guest: 2 s of 4k randrw with
+#                     --verify on 2 queues, then 1 s of 128k sequential reads; both must finish
+#                     with I/O done and no verify error.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -82,7 +86,19 @@ lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
 /lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet)
+test_perf_vs_nvmet() {
+  local nqn=nqn.2026-11.io.skiff:kernel-nvmet perf="$checkout/build/bin/skiff-perf"
+  [ -x "$perf" ] || { echo "lab-tests: $perf missing"; return 1; }
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
+. /lab/guest/nvmet.sh
+dev=\$(lab_nullblk 1 1)
+lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
+run() { /lab/guest/with-host-libs $perf --addr 127.0.0.1 --port 4420 --nqn $nqn --no-progress --ramp 0 \"\$@\"; }
+run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
+run --rw read --bs 128k --qd 8 --time 1s --json"
+}
+
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet perf-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
