@@ -53,6 +53,7 @@ set ylabel "IOPS (log scale)"
 set grid ytics
 set key top right
 set xtics scale 0
+set bmargin 5
 plot "{out / 'chart.dat'}" using 2:xtic(1) title "skiff", '' using 3 title "tcp-ceiling"
 """)
 
