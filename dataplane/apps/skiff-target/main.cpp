@@ -47,6 +47,7 @@ struct Options {
     std::string model = "skiff RAM namespace";
     std::vector<std::string> allow_hosts;
     int cores = 1;
+    int64_t idle_poll_us = 200;
     std::string log_level = "info";
 };
 
@@ -84,6 +85,10 @@ int main(int argc, char **argv) {
     app.add_option("--allow-host", o.allow_hosts,
                    "host NQN allowed to connect (repeatable; default: any host)");
     app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--idle-poll-us", o.idle_poll_us,
+                   "busy-poll this long (microseconds) after the last work, then sleep in epoll until "
+                   "traffic returns (0: always sleep)")
+        ->capture_default_str();
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
@@ -104,6 +109,8 @@ int main(int argc, char **argv) {
         return fail("--size \"" + o.size +
                     "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
     if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
+    if (o.idle_poll_us < 0 || o.idle_poll_us > 10000000)
+        return fail("--idle-poll-us " + std::to_string(o.idle_poll_us) + ": use 0..10000000 (10 s)");
     if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
     if (o.model.size() > 40) return fail("--model: at most 40 characters");
 
@@ -134,6 +141,7 @@ int main(int argc, char **argv) {
 
     dataplane::ServiceOptions sopts;
     sopts.poll_groups = o.cores;
+    sopts.poll.idle_poll_us = static_cast<uint32_t>(o.idle_poll_us);
     for (auto &l : o.listen) {
         auto addr = nvmeof::transport::parse_listen_address(l);
         if (!addr) return fail("--listen " + addr.error().message);
