@@ -74,6 +74,9 @@ Result<std::shared_ptr<AioDevice>> AioDevice::open(const AioOptions &options) {
         return path_error(options.path, "`create` needs a size to create or extend the file to");
     int flags = O_RDWR | O_CLOEXEC | (options.buffered ? 0 : O_DIRECT) | (options.create ? O_CREAT : 0);
     int fd = ::open(options.path.c_str(), flags, 0644);
+    if (fd < 0 && errno == EINVAL && !options.buffered)
+        return path_error(options.path, "cannot open with O_DIRECT (direct I/O is not supported there; "
+                                        "the buffered option uses the page cache)");
     if (fd < 0) return errno_error(options.path, "cannot open", errno);
     std::shared_ptr<AioDevice> dev(new AioDevice(options, fd));
     if (auto st = dev->probe(); !st) return st.error();
