@@ -29,7 +29,8 @@ const uint16_t kInvalidField = w::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID
 // Page-aligned memory, as the transports' request buffers are.
 struct AlignedBuf {
     explicit AlignedBuf(size_t n) : len(n) {
-        p = static_cast<uint8_t *>(mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        p = static_cast<uint8_t *>(
+            mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     }
     ~AlignedBuf() { munmap(p, len); }
     void fill(uint8_t seed) {
@@ -97,7 +98,8 @@ TEST_P(AioBlockSizes, WriteReadCompareFlushDeallocateWriteZeroesOnAFile) {
     auto dev = open({.path = dir + "/ns.img", .size_bytes = 8 << 20, .create = true});
     ASSERT_TRUE(dev);
     EXPECT_EQ(dev->size_bytes(), 8u << 20);
-    EXPECT_EQ(bs % dev->min_block_size(), 0u) << "the file system's direct I/O unit is " << dev->min_block_size();
+    EXPECT_EQ(bs % dev->min_block_size(), 0u)
+        << "the file system's direct I/O unit is " << dev->min_block_size();
     EXPECT_EQ(dev->deallocate_mode(), tgt::DeallocateMode::kReadsZeroes); // ext4/xfs/tmpfs punch holes
     auto &ch = channel(*dev);
 
@@ -175,7 +177,8 @@ TEST_F(AioDeviceTest, DirectIoRefusesMisalignedOffsetsLengthsAndBuffers) {
     AlignedBuf buf(3 * bs);
     EXPECT_EQ(run(ch, tgt::IoOp::kRead, 100, bs, buf.p), kInvalidField);
     EXPECT_EQ(run(ch, tgt::IoOp::kWrite, 0, bs + 100, buf.p), kInvalidField);
-    EXPECT_EQ(run(ch, tgt::IoOp::kWrite, 0, bs, buf.p + 1), w::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, true));
+    EXPECT_EQ(run(ch, tgt::IoOp::kWrite, 0, bs, buf.p + 1),
+              w::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, true));
     // Past the end.
     EXPECT_EQ(run(ch, tgt::IoOp::kRead, (1 << 20) - bs, 2 * bs, buf.p),
               w::Status::make(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE, true));
@@ -220,7 +223,8 @@ TEST_F(AioDeviceTest, ACreatedFileIsExtendedButNeverShrunk) {
 }
 
 // The message names the path and says what is wrong.
-void expect_error(const Result<std::shared_ptr<AioDevice>> &r, const std::string &path, const std::string &says) {
+void expect_error(const Result<std::shared_ptr<AioDevice>> &r, const std::string &path,
+                  const std::string &says) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find(path), std::string::npos) << r.error().message;
     EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;

@@ -43,7 +43,8 @@ TEST_F(integration_aio, DataSurvivesATargetRestart) {
         uint64_t lba;
         uint32_t bytes;
     };
-    const std::vector<Extent> extents{{0, 512}, {8, 4096}, {1000, 128 * 1024}, {(64ull << 20) / kBlock - 8, 4096}};
+    const std::vector<Extent> extents{
+        {0, 512}, {8, 4096}, {1000, 128 * 1024}, {(64ull << 20) / kBlock - 8, 4096}};
     for (const auto &e : extents) {
         auto data = pattern(e.bytes, static_cast<uint32_t>(e.lba + 1));
         ASSERT_OK(ctrl->write(0, 1, e.lba, e.bytes / kBlock, data.data(), e.bytes));
@@ -75,7 +76,8 @@ TEST_F(integration_aio, DataSurvivesATargetRestart) {
         SCOPED_TRACE("extent at LBA " + std::to_string(e.lba));
         std::vector<uint8_t> back(e.bytes, 0xEE);
         ASSERT_OK(ctrl->read(0, 1, e.lba, e.bytes / kBlock, back.data(), e.bytes));
-        EXPECT_TRUE(back == pattern(e.bytes, static_cast<uint32_t>(e.lba + 1))) << "data lost across the restart";
+        EXPECT_TRUE(back == pattern(e.bytes, static_cast<uint32_t>(e.lba + 1)))
+            << "data lost across the restart";
     }
     const std::vector<uint8_t> zeroes(8 * kBlock, 0);
     for (uint64_t lba : {2000u, 3000u}) {
@@ -87,8 +89,8 @@ TEST_F(integration_aio, DataSurvivesATargetRestart) {
 
 TEST_F(integration_aio, BadPathsFailAtStartupNamingThePath) {
     // A missing file without --size: nothing to create it with.
-    TargetProcess missing({"--backend", "aio", "--path", file_, "--listen", "127.0.0.1:" + std::to_string(free_port()),
-                           "--discovery", "none"},
+    TargetProcess missing({"--backend", "aio", "--path", file_, "--listen",
+                           "127.0.0.1:" + std::to_string(free_port()), "--discovery", "none"},
                           free_port());
     EXPECT_FALSE(missing.started());
     EXPECT_NE(missing.stop(), 0);

@@ -23,7 +23,8 @@ constexpr uint32_t kZeroBufferLen = 64 * 1024;
 
 } // namespace
 
-AioChannel::AioChannel(AioDevice &dev, nvmeof::target::PollContext &ctx, uint32_t depth, uint32_t max_io_bytes)
+AioChannel::AioChannel(AioDevice &dev, nvmeof::target::PollContext &ctx, uint32_t depth,
+                       uint32_t max_io_bytes)
     : dev_(dev), ctx_(ctx), depth_(depth), max_io_(max_io_bytes) {}
 
 Status AioChannel::start() {
@@ -36,17 +37,21 @@ Status AioChannel::start() {
     }
     event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (event_fd_ < 0)
-        return make_error(DOCA_ERROR_OPERATING_SYSTEM, "aio backend: eventfd: " + std::string(std::strerror(errno)));
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                          "aio backend: eventfd: " + std::string(std::strerror(errno)));
     // Bounce buffers for Compare and one zero buffer, page aligned (O_DIRECT), lazily backed.
     uint32_t bounces = std::min(depth_, kCompareBuffers);
     zero_len_ = std::max<uint32_t>(kZeroBufferLen, dev_.min_block_size());
     buffers_len_ = static_cast<size_t>(bounces) * max_io_ + zero_len_;
-    void *p = mmap(nullptr, buffers_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = mmap(nullptr, buffers_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
     if (p == MAP_FAILED)
         return make_error(DOCA_ERROR_NO_MEMORY, "aio backend: " + path + ": cannot map " +
-                                                    std::to_string(buffers_len_) + " bytes of bounce buffers");
+                                                    std::to_string(buffers_len_) +
+                                                    " bytes of bounce buffers");
     buffers_ = static_cast<uint8_t *>(p);
-    for (uint32_t i = 0; i < bounces; ++i) free_bounce_.push_back(buffers_ + static_cast<size_t>(i) * max_io_);
+    for (uint32_t i = 0; i < bounces; ++i)
+        free_bounce_.push_back(buffers_ + static_cast<size_t>(i) * max_io_);
     zero_buf_ = buffers_ + static_cast<size_t>(bounces) * max_io_;
     slots_.resize(depth_);
     free_slots_.reserve(depth_);
@@ -74,11 +79,12 @@ uint16_t AioChannel::check(const BackendIo &io) const {
     uint64_t mask = dev_.min_block_size() - 1;
     if ((io.offset | io.len) & mask) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD, true);
     if (reinterpret_cast<uintptr_t>(io.buf) & mask) {
-        log_->error("aio backend: {}: I/O buffer {} is not aligned to {} bytes (O_DIRECT)", dev_.path(), io.buf,
-                    mask + 1);
+        log_->error("aio backend: {}: I/O buffer {} is not aligned to {} bytes (O_DIRECT)", dev_.path(),
+                    io.buf, mask + 1);
         return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, true);
     }
-    if (io.op == IoOp::kCompare && io.len > max_io_) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD, true);
+    if (io.op == IoOp::kCompare && io.len > max_io_)
+        return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD, true);
     return 0;
 }
 
@@ -172,7 +178,8 @@ uint16_t AioChannel::status_of(const Slot &s, long res) const {
     log_->warn("aio backend: {}: {} of {} bytes at {} failed: {}", dev_.path(), what, io.len, io.offset,
                res < 0 ? std::strerror(static_cast<int>(-res)) : "short transfer");
     if (res == -ENOSPC) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED, false);
-    if (io.op == IoOp::kWrite || io.op == IoOp::kFlush) return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT, false);
+    if (io.op == IoOp::kWrite || io.op == IoOp::kFlush)
+        return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT, false);
     return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_READ_ERROR, false);
 }
 

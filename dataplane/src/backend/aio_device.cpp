@@ -31,9 +31,9 @@ Error path_error(const std::string &path, const std::string &what) {
 }
 
 Error errno_error(const std::string &path, const std::string &what, int err) {
-    doca_error_t code = err == ENOENT ? DOCA_ERROR_NOT_FOUND
+    doca_error_t code = err == ENOENT                                     ? DOCA_ERROR_NOT_FOUND
                         : (err == EACCES || err == EROFS || err == EPERM) ? DOCA_ERROR_NOT_PERMITTED
-                                                                            : DOCA_ERROR_OPERATING_SYSTEM;
+                                                                          : DOCA_ERROR_OPERATING_SYSTEM;
     std::string hint;
     if (err == ENOENT) hint = " (it does not exist; `create` with a size makes a regular file)";
     if (err == EACCES || err == EROFS || err == EPERM) hint = " (the backend needs read and write access)";
@@ -82,8 +82,8 @@ Result<std::shared_ptr<AioDevice>> AioDevice::open(const AioOptions &options) {
     if (auto st = dev->probe(); !st) return st.error();
     skiff::log::get("dataplane")
         ->info("aio backend: {} ({}, {}): {} bytes, block size {}, deallocate {}", options.path,
-               dev->block_device_ ? "block device" : "file", options.buffered ? "buffered" : "O_DIRECT", dev->size_,
-               dev->block_size_,
+               dev->block_device_ ? "block device" : "file", options.buffered ? "buffered" : "O_DIRECT",
+               dev->size_, dev->block_size_,
                dev->dealloc_ == DeallocateMode::kReadsZeroes   ? "reads zeroes"
                : dev->dealloc_ == DeallocateMode::kUnspecified ? "discard"
                                                                : "unsupported");
@@ -102,19 +102,22 @@ Status AioDevice::probe() {
         if (ioctl(fd_, BLKGETSIZE64, &actual) != 0 || ioctl(fd_, BLKSSZGET, &lbs) != 0)
             return errno_error(path, "cannot read the block device's geometry", errno);
         block_size_ = static_cast<uint32_t>(lbs);
-        dealloc_ = block_device_discards(st.st_rdev) ? DeallocateMode::kUnspecified : DeallocateMode::kUnsupported;
+        dealloc_ =
+            block_device_discards(st.st_rdev) ? DeallocateMode::kUnspecified : DeallocateMode::kUnsupported;
     } else if (S_ISREG(st.st_mode)) {
         actual = static_cast<uint64_t>(st.st_size);
         if (options_.create && actual < options_.size_bytes) {
             if (ftruncate(fd_, static_cast<off_t>(options_.size_bytes)) != 0)
-                return errno_error(path, "cannot extend to " + std::to_string(options_.size_bytes) + " bytes", errno);
+                return errno_error(path, "cannot extend to " + std::to_string(options_.size_bytes) + " bytes",
+                                   errno);
             actual = options_.size_bytes;
         }
         block_size_ = options_.buffered ? 512 : probe_direct_alignment(fd_);
         // Punching a hole past the end of the file changes nothing, but says whether the file
         // system can punch at all.
         uint64_t past_end = (actual + 4095) & ~uint64_t(4095);
-        bool punches = fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(past_end), 4096) == 0;
+        bool punches = fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                 static_cast<off_t>(past_end), 4096) == 0;
         dealloc_ = punches ? DeallocateMode::kReadsZeroes : DeallocateMode::kUnsupported;
     } else {
         return path_error(path, "is neither a regular file nor a block device");
@@ -135,28 +138,29 @@ AioDevice::~AioDevice() {
     ::close(fd_);
 }
 
-Result<std::unique_ptr<nvmeof::target::IoChannel>> AioDevice::open_channel(nvmeof::target::PollContext &ctx,
-                                                                          const nvmeof::target::ChannelParams &params) {
+Result<std::unique_ptr<nvmeof::target::IoChannel>>
+AioDevice::open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &params) {
     uint32_t depth = params.queue_depth ? params.queue_depth : options_.queue_depth;
     auto ch = std::make_unique<AioChannel>(*this, ctx, depth, params.max_io_bytes);
     if (auto st = ch->start(); !st) return st.error();
     return std::unique_ptr<nvmeof::target::IoChannel>(std::move(ch));
 }
 
+int AioDevice::change_range(unsigned long blk_request, int falloc_mode, uint64_t offset, uint64_t len) {
+    if (block_device_) {
+        uint64_t range[2] = {offset, len};
+        return ioctl(fd_, blk_request, range);
+    }
+    return fallocate(fd_, falloc_mode | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(len));
+}
+
 uint16_t AioDevice::write_zeroes(uint64_t offset, uint64_t len, const uint8_t *zero_buf, uint32_t zero_len) {
     if (zero_range_ok_.load(std::memory_order_relaxed)) {
-        int rc;
-        if (block_device_) {
-            uint64_t range[2] = {offset, len};
-            rc = ioctl(fd_, BLKZEROOUT, range);
-        } else {
-            rc = fallocate(fd_, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                           static_cast<off_t>(len));
-        }
-        if (rc == 0) return 0;
+        if (change_range(BLKZEROOUT, FALLOC_FL_ZERO_RANGE, offset, len) == 0) return 0;
         if (errno != EOPNOTSUPP && errno != ENOTTY && errno != EINVAL) {
-            skiff::log::get("dataplane")->warn("aio backend: {}: zeroing {} bytes at {} failed: {}", path(), len,
-                                               offset, std::strerror(errno));
+            skiff::log::get("dataplane")
+                ->warn("aio backend: {}: zeroing {} bytes at {} failed: {}", path(), len, offset,
+                       std::strerror(errno));
             return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT, false);
         }
         zero_range_ok_.store(false, std::memory_order_relaxed); // write zeroes from now on
@@ -165,8 +169,9 @@ uint16_t AioDevice::write_zeroes(uint64_t offset, uint64_t len, const uint8_t *z
         size_t n = static_cast<size_t>(std::min<uint64_t>(zero_len, len - done));
         ssize_t w = pwrite(fd_, zero_buf, n, static_cast<off_t>(offset + done));
         if (w <= 0) {
-            skiff::log::get("dataplane")->warn("aio backend: {}: writing zeroes at {} failed: {}", path(),
-                                               offset + done, w < 0 ? std::strerror(errno) : "short write");
+            skiff::log::get("dataplane")
+                ->warn("aio backend: {}: writing zeroes at {} failed: {}", path(), offset + done,
+                       w < 0 ? std::strerror(errno) : "short write");
             return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT, false);
         }
         done += static_cast<uint64_t>(w);
@@ -176,17 +181,10 @@ uint16_t AioDevice::write_zeroes(uint64_t offset, uint64_t len, const uint8_t *z
 
 uint16_t AioDevice::deallocate(uint64_t offset, uint64_t len) {
     if (dealloc_ == DeallocateMode::kUnsupported) return 0; // advisory
-    int rc;
-    if (block_device_) {
-        uint64_t range[2] = {offset, len};
-        rc = ioctl(fd_, BLKDISCARD, range);
-    } else {
-        rc = fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                       static_cast<off_t>(len));
-    }
-    if (rc == 0) return 0;
-    skiff::log::get("dataplane")->warn("aio backend: {}: deallocating {} bytes at {} failed: {}", path(), len, offset,
-                                       std::strerror(errno));
+    if (change_range(BLKDISCARD, FALLOC_FL_PUNCH_HOLE, offset, len) == 0) return 0;
+    skiff::log::get("dataplane")
+        ->warn("aio backend: {}: deallocating {} bytes at {} failed: {}", path(), len, offset,
+               std::strerror(errno));
     return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, false);
 }
 

@@ -35,8 +35,8 @@ IoChannel *PollContext::channel(Namespace &ns, const ChannelParams &params) {
     if (opened)
         c.io = std::move(*opened);
     else
-        skiff::log::get("nvmeof")->error("poll group {}: cannot open a {} channel for namespace {}: {}", index(),
-                                         c.device->kind(), ns.nsid(), opened.error().message);
+        skiff::log::get("nvmeof")->error("poll group {}: cannot open a {} channel for namespace {}: {}",
+                                         index(), c.device->kind(), ns.nsid(), opened.error().message);
     channels_.push_back(std::move(c));
     return channels_.back().io.get();
 }

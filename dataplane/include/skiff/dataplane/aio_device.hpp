@@ -27,10 +27,10 @@ namespace skiff::dataplane {
 
 struct AioOptions {
     std::string path;
-    bool buffered = false;        // page cache instead of O_DIRECT
-    uint32_t queue_depth = 128;   // I/Os in flight per poll group (1..4096)
-    uint64_t size_bytes = 0;      // 0: the file's or device's size; else at most that
-    bool create = false;          // create / extend a regular file to size_bytes
+    bool buffered = false;      // page cache instead of O_DIRECT
+    uint32_t queue_depth = 128; // I/Os in flight per poll group (1..4096)
+    uint64_t size_bytes = 0;    // 0: the file's or device's size; else at most that
+    bool create = false;        // create / extend a regular file to size_bytes
 };
 
 class AioDevice final : public nvmeof::target::BlockDevice {
@@ -47,8 +47,8 @@ class AioDevice final : public nvmeof::target::BlockDevice {
     // O_DIRECT: the device's logical block size or the file system's direct I/O alignment.
     uint32_t min_block_size() const override { return block_size_; }
     nvmeof::target::DeallocateMode deallocate_mode() const override { return dealloc_; }
-    Result<std::unique_ptr<nvmeof::target::IoChannel>> open_channel(nvmeof::target::PollContext &ctx,
-                                                                     const nvmeof::target::ChannelParams &params) override;
+    Result<std::unique_ptr<nvmeof::target::IoChannel>>
+    open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &params) override;
 
     const std::string &path() const { return options_.path; }
     const AioOptions &options() const { return options_; }
@@ -63,6 +63,8 @@ class AioDevice final : public nvmeof::target::BlockDevice {
   private:
     AioDevice(AioOptions options, int fd) : options_(std::move(options)), fd_(fd) {}
     Status probe();
+    // ioctl(blk_request) on a block device, fallocate(falloc_mode | KEEP_SIZE) on a file.
+    int change_range(unsigned long blk_request, int falloc_mode, uint64_t offset, uint64_t len);
 
     AioOptions options_;
     int fd_;

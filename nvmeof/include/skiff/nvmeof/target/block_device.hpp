@@ -89,7 +89,8 @@ class BlockDevice {
     virtual DeallocateMode deallocate_mode() const = 0;
 
     // Opens this device's channel for one poll group. Called on that group's thread.
-    virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx, const ChannelParams &params) = 0;
+    virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx,
+                                                            const ChannelParams &params) = 0;
 };
 
 // Base for backends whose every operation finishes at once (null, RAM): they implement the
