@@ -151,7 +151,8 @@ int AioDevice::change_range(unsigned long blk_request, int falloc_mode, uint64_t
         uint64_t range[2] = {offset, len};
         return ioctl(fd_, blk_request, range);
     }
-    return fallocate(fd_, falloc_mode | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(len));
+    return fallocate(fd_, falloc_mode | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                     static_cast<off_t>(len));
 }
 
 uint16_t AioDevice::write_zeroes(uint64_t offset, uint64_t len, const uint8_t *zero_buf, uint32_t zero_len) {
