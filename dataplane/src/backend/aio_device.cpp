@@ -35,7 +35,8 @@ Error errno_error(const std::string &path, const std::string &what, int err) {
                         : (err == EACCES || err == EROFS || err == EPERM) ? DOCA_ERROR_NOT_PERMITTED
                                                                           : DOCA_ERROR_OPERATING_SYSTEM;
     std::string hint;
-    if (err == ENOENT) hint = " (it does not exist; `create` with a size makes a regular file)";
+    if (err == ENOENT)
+        hint = " (it does not exist; to create a regular file, give a size with create, or --size)";
     if (err == EACCES || err == EROFS || err == EPERM) hint = " (the backend needs read and write access)";
     return make_error(code, "aio backend: " + path + ": " + what + ": " + std::strerror(err) + hint);
 }
