@@ -1,6 +1,7 @@
 // skiff-target: the NVMe-over-Fabrics target (the DPU-side process). Serves one subsystem with
 // one namespace over NVMe/TCP, plus the discovery subsystem.
 #include "skiff/core/log.hpp"
+#include "skiff/dataplane/aio_device.hpp"
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
 #include "skiff/dataplane/target_service.hpp"
@@ -41,6 +42,8 @@ struct Options {
     std::string nqn = "nqn.2026-11.io.skiff:default";
     std::string transport = "tcp";
     std::string backend = "ram";
+    std::string path;           // --backend aio
+    bool buffered = false;      // --backend aio: page cache instead of O_DIRECT
     std::string size = "1GiB";
     uint32_t block_size = 512;
     std::string serial = "SKIFF0001";
@@ -75,8 +78,13 @@ int main(int argc, char **argv) {
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
     app.add_option("--transport", o.transport, "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")->capture_default_str();
     app.add_option("--backend", o.backend,
-                   "namespace storage: ram (in memory) or null (reads zeroes, drops writes)")
+                   "namespace storage: ram (in memory), null (reads zeroes, drops writes) or aio (a file\n"
+                   "or block device given by --path, through libaio)")
         ->capture_default_str();
+    app.add_option("--path", o.path,
+                   "--backend aio: the file or block device. With --size, a regular file is created or\n"
+                   "extended to that size; without, the file's or device's size is used");
+    app.add_flag("--buffered", o.buffered, "--backend aio: use the page cache instead of O_DIRECT");
     app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB")->capture_default_str();
     app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
     app.add_option("--serial", o.serial, "controller serial number (up to 20 characters)")
@@ -121,8 +129,21 @@ int main(int argc, char **argv) {
         device = *ram;
     } else if (o.backend == "null") {
         device = std::make_shared<dataplane::NullDevice>(size);
+    } else if (o.backend == "aio") {
+        if (o.path.empty()) return fail("--backend aio needs --path FILE (a regular file or a block device)");
+        bool sized = app.count("--size") > 0;
+        auto aio = dataplane::AioDevice::open({.path = o.path,
+                                               .buffered = o.buffered,
+                                               .size_bytes = sized ? size : 0,
+                                               .create = sized});
+        if (!aio) return fail(aio.error().message);
+        if (o.block_size % (*aio)->min_block_size())
+            return fail("--block-size " + std::to_string(o.block_size) + ": " + o.path + " needs a multiple of " +
+                        std::to_string((*aio)->min_block_size()) + " bytes");
+        device = *aio;
+        size = device->size_bytes();
     } else {
-        return fail("--backend \"" + o.backend + "\": unknown; use ram or null");
+        return fail("--backend \"" + o.backend + "\": unknown; use ram, null or aio");
     }
 
     tgt::Target target;

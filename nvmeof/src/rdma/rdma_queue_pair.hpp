@@ -36,6 +36,7 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     Status start(const CmDecision &decision, const rdma_conn_param &host_param);
 
     // transport::Connection
+    void attach(target::PollContext &ctx) override { queue_.attach(ctx); }
     int fd() const override { return epoll_fd_; }
     const std::string &peer() const override { return peer_; }
     void on_readable() override;
@@ -43,7 +44,9 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     bool wants_write() const override { return false; }
     bool progress() override;
     void poll(uint64_t now_ms) override;
-    bool finished() const override { return finished_; }
+    // Requests whose backend I/O is in flight keep the connection (and its registered buffers)
+    // alive.
+    bool finished() const override { return finished_ && queue_.io_in_flight() == 0; }
     void close(const char *why) override { finish(why); }
 
     // target::TransportOps
