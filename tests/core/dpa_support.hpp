@@ -89,9 +89,15 @@ struct DpaTest : ::testing::Test {
         ASSERT_EQ(doca_dpa_start(dpa), DOCA_SUCCESS);
     }
     void TearDown() override {
-        if (dpa) EXPECT_EQ(doca_dpa_destroy(dpa), DOCA_SUCCESS);
-        if (app) EXPECT_EQ(skiff_dpa_app_destroy(app), DOCA_SUCCESS);
-        if (dev) EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+        if (dpa) {
+            EXPECT_EQ(doca_dpa_destroy(dpa), DOCA_SUCCESS);
+        }
+        if (app) {
+            EXPECT_EQ(skiff_dpa_app_destroy(app), DOCA_SUCCESS);
+        }
+        if (dev) {
+            EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+        }
         std::error_code ec;
         std::filesystem::remove_all(dir, ec);
     }

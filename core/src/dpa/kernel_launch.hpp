@@ -38,7 +38,12 @@ struct Launch final : EventWaiter {
 
     // Queues the ranks when the wait condition holds (once).
     void try_dispatch();
-    void retry() override { try_dispatch(); }
+    // After an event update: still waiting -> stay registered, and check again.
+    void retry() override {
+        if (dispatched.load(std::memory_order_acquire)) return;
+        add_waiter(this);
+        try_dispatch();
+    }
     // Called by each rank when it returns; the last one completes the launch.
     void rank_done();
 };
