@@ -128,10 +128,12 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_peek_at_last_error(const struct doca_dpa
  * written next to it as doca_dpa_fatal.<PID>.crash (default directory /tmp).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_log_file_set_path(struct doca_dpa *dpa, const char *file_path);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_log_file_get_path(struct doca_dpa *dpa, char *file_path, uint32_t *len);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_log_file_get_path(struct doca_dpa *dpa, char *file_path,
+                                                          uint32_t *len);
 /** Device trace output file (default: none, traces are discarded). */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_trace_file_set_path(struct doca_dpa *dpa, const char *file_path);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_trace_file_get_path(struct doca_dpa *dpa, char *file_path, uint32_t *len);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_trace_file_get_path(struct doca_dpa *dpa, char *file_path,
+                                                            uint32_t *len);
 /** Device log level (DOCA_DPA_DEV_LOG_LEVEL_* values, 10..60; default INFO). */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_set_log_level(struct doca_dpa *dpa, int log_level);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_log_level(struct doca_dpa *dpa, int *log_level);
@@ -147,24 +149,22 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_log_level(struct doca_dpa *dpa, int 
  * above the maximum, wait_threshold or comp_count outside [0, 254], an event not started);
  * DOCA_ERROR_FULL (the 256 hardware threads would be exceeded); DOCA_ERROR_BAD_STATE.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_kernel_launch_update_add(struct doca_dpa *dpa,
-                                                                 struct doca_sync_event *wait_event,
-                                                                 uint64_t wait_threshold,
-                                                                 struct doca_sync_event *comp_event,
-                                                                 uint64_t comp_count, unsigned int num_threads,
-                                                                 doca_dpa_func_t *func, ...);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_kernel_launch_update_set(struct doca_dpa *dpa,
-                                                                 struct doca_sync_event *wait_event,
-                                                                 uint64_t wait_threshold,
-                                                                 struct doca_sync_event *comp_event,
-                                                                 uint64_t comp_count, unsigned int num_threads,
-                                                                 doca_dpa_func_t *func, ...);
+DOCA_EXPERIMENTAL doca_error_t
+doca_dpa_kernel_launch_update_add(struct doca_dpa *dpa, struct doca_sync_event *wait_event,
+                                  uint64_t wait_threshold, struct doca_sync_event *comp_event,
+                                  uint64_t comp_count, unsigned int num_threads, doca_dpa_func_t *func, ...);
+DOCA_EXPERIMENTAL doca_error_t
+doca_dpa_kernel_launch_update_set(struct doca_dpa *dpa, struct doca_sync_event *wait_event,
+                                  uint64_t wait_threshold, struct doca_sync_event *comp_event,
+                                  uint64_t comp_count, unsigned int num_threads, doca_dpa_func_t *func, ...);
 /** Runs a registered RPC function on an EU and waits for its result (blocking). */
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_rpc(struct doca_dpa *dpa, doca_dpa_func_t *func, uint64_t *retval, ...);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_rpc(struct doca_dpa *dpa, doca_dpa_func_t *func, uint64_t *retval,
+                                            ...);
 
 /* ---- DPA memory ---- */
 
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_mem_alloc(struct doca_dpa *dpa, size_t size, doca_dpa_dev_uintptr_t *dev_ptr);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_mem_alloc(struct doca_dpa *dpa, size_t size,
+                                                  doca_dpa_dev_uintptr_t *dev_ptr);
 /** DOCA_ERROR_INVALID_VALUE for a pointer that is not a live allocation of this context. */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_mem_free(struct doca_dpa *dpa, doca_dpa_dev_uintptr_t dev_ptr);
 /** Copies host -> DPA heap (the text of the DOCA guide: dst is the device pointer). */
@@ -176,8 +176,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_h2d_buf_memcpy(struct doca_dpa *dpa, doc
                                                        struct doca_buf *buf, size_t size);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_d2h_buf_memcpy(struct doca_dpa *dpa, struct doca_buf *buf,
                                                        doca_dpa_dev_uintptr_t src_ptr, size_t size);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_memset(struct doca_dpa *dpa, doca_dpa_dev_uintptr_t dev_ptr, int value,
-                                               size_t size);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_memset(struct doca_dpa *dpa, doca_dpa_dev_uintptr_t dev_ptr,
+                                               int value, size_t size);
 
 /* ---- EU affinity ---- */
 
@@ -185,7 +185,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_memset(struct doca_dpa *dpa, doca_dpa_de
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_create(struct doca_dpa *dpa,
                                                            struct doca_dpa_eu_affinity **affinity);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_destroy(struct doca_dpa_eu_affinity *affinity);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_set(struct doca_dpa_eu_affinity *affinity, unsigned int eu_id);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_set(struct doca_dpa_eu_affinity *affinity,
+                                                        unsigned int eu_id);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_clear(struct doca_dpa_eu_affinity *affinity);
 /** DOCA_ERROR_NOT_FOUND when no EU is set. */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_get(struct doca_dpa_eu_affinity *affinity,
@@ -196,10 +197,10 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_eu_affinity_get(struct doca_dpa_eu_affin
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_create(struct doca_dpa *dpa, struct doca_dpa_thread **thread);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_destroy(struct doca_dpa_thread *thread);
 /** func: a kernel registered with one argument. Before start. */
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_set_func_arg(struct doca_dpa_thread *thread, doca_dpa_func_t *func,
-                                                            uint64_t arg);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_get_func_arg(struct doca_dpa_thread *thread, doca_dpa_func_t **func,
-                                                            uint64_t *arg);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_set_func_arg(struct doca_dpa_thread *thread,
+                                                            doca_dpa_func_t *func, uint64_t arg);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_get_func_arg(struct doca_dpa_thread *thread,
+                                                            doca_dpa_func_t **func, uint64_t *arg);
 /** The affinity is copied. Before start. */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_set_affinity(struct doca_dpa_thread *thread,
                                                             const struct doca_dpa_eu_affinity *affinity);
@@ -224,11 +225,12 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_run(struct doca_dpa_thread *threa
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_group_create(struct doca_dpa *dpa, unsigned int num_threads,
                                                             struct doca_dpa_thread_group **thread_group);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_group_destroy(struct doca_dpa_thread_group *thread_group);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_group_get_num_threads(struct doca_dpa_thread_group *thread_group,
-                                                                     unsigned int *num_threads);
+DOCA_EXPERIMENTAL doca_error_t
+doca_dpa_thread_group_get_num_threads(struct doca_dpa_thread_group *thread_group, unsigned int *num_threads);
 /** rank in 0..num_threads-1; before start. */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_group_set_thread(struct doca_dpa_thread_group *thread_group,
-                                                                struct doca_dpa_thread *thread, unsigned int rank);
+                                                                struct doca_dpa_thread *thread,
+                                                                unsigned int rank);
 /** DOCA_ERROR_BAD_STATE unless every rank has a started thread. */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_group_start(struct doca_dpa_thread_group *thread_group);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_thread_group_stop(struct doca_dpa_thread_group *thread_group);
@@ -261,14 +263,16 @@ DOCA_EXPERIMENTAL doca_error_t skiff_dpa_completion_post(struct doca_dpa_complet
 
 /* ---- Notification completions ---- */
 
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_create(struct doca_dpa *dpa,
-                                                                       struct doca_dpa_thread *thread,
-                                                                       struct doca_dpa_notification_completion **nc);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_destroy(struct doca_dpa_notification_completion *nc);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_create(
+    struct doca_dpa *dpa, struct doca_dpa_thread *thread, struct doca_dpa_notification_completion **nc);
+DOCA_EXPERIMENTAL doca_error_t
+doca_dpa_notification_completion_destroy(struct doca_dpa_notification_completion *nc);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_get_thread(
     struct doca_dpa_notification_completion *nc, struct doca_dpa_thread **thread);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_start(struct doca_dpa_notification_completion *nc);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_stop(struct doca_dpa_notification_completion *nc);
+DOCA_EXPERIMENTAL doca_error_t
+doca_dpa_notification_completion_start(struct doca_dpa_notification_completion *nc);
+DOCA_EXPERIMENTAL doca_error_t
+doca_dpa_notification_completion_stop(struct doca_dpa_notification_completion *nc);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_get_dpa_handle(
     struct doca_dpa_notification_completion *nc, doca_dpa_dev_notification_completion_t *handle);
 
@@ -276,7 +280,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_notification_completion_get_dpa_handle(
 
 /** queue_size 1..65536; user_data below 2^24 (echoed in every completion). */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_async_ops_create(struct doca_dpa *dpa, unsigned int queue_size,
-                                                         uint64_t user_data, struct doca_dpa_async_ops **async_ops);
+                                                         uint64_t user_data,
+                                                         struct doca_dpa_async_ops **async_ops);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_async_ops_destroy(struct doca_dpa_async_ops *async_ops);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_async_ops_get_queue_size(struct doca_dpa_async_ops *async_ops,
                                                                  unsigned int *queue_size);

@@ -64,16 +64,20 @@ DOCA_EXPERIMENTAL int doca_dpa_dev_get_completion(doca_dpa_dev_completion_t dpa_
 DOCA_EXPERIMENTAL doca_dpa_dev_completion_type_t
 doca_dpa_dev_get_completion_type(doca_dpa_dev_completion_element_t comp_element);
 /** Async-ops user data, or the RDMA connection id. */
-DOCA_EXPERIMENTAL uint32_t doca_dpa_dev_get_completion_user_data(doca_dpa_dev_completion_element_t comp_element);
-DOCA_EXPERIMENTAL uint32_t doca_dpa_dev_get_completion_immediate(doca_dpa_dev_completion_element_t comp_element);
+DOCA_EXPERIMENTAL uint32_t
+doca_dpa_dev_get_completion_user_data(doca_dpa_dev_completion_element_t comp_element);
+DOCA_EXPERIMENTAL uint32_t
+doca_dpa_dev_get_completion_immediate(doca_dpa_dev_completion_element_t comp_element);
 /** Frees num_comp read elements (room for as many new completions). */
-DOCA_EXPERIMENTAL void doca_dpa_dev_completion_ack(doca_dpa_dev_completion_t dpa_comp_handle, uint64_t num_comp);
+DOCA_EXPERIMENTAL void doca_dpa_dev_completion_ack(doca_dpa_dev_completion_t dpa_comp_handle,
+                                                   uint64_t num_comp);
 /**
  * Arms the context: completions that arrived since the last populate are populated, and the next
  * completion (or one already waiting) triggers the attached thread once. Without it nothing new is
  * populated or delivered.
  */
-DOCA_EXPERIMENTAL void doca_dpa_dev_completion_request_notification(doca_dpa_dev_completion_t dpa_comp_handle);
+DOCA_EXPERIMENTAL void
+doca_dpa_dev_completion_request_notification(doca_dpa_dev_completion_t dpa_comp_handle);
 
 /* ---- Async ops (submit flags shared with DPA RDMA) ---- */
 
@@ -93,7 +97,8 @@ DOCA_EXPERIMENTAL void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_o
 
 /* ---- Hash table (not thread-safe; adding to a full table is the fatal error) ---- */
 
-DOCA_EXPERIMENTAL void doca_dpa_dev_hash_table_add(doca_dpa_dev_hash_table_t ht_handle, uint32_t key, uint64_t value);
+DOCA_EXPERIMENTAL void doca_dpa_dev_hash_table_add(doca_dpa_dev_hash_table_t ht_handle, uint32_t key,
+                                                   uint64_t value);
 DOCA_EXPERIMENTAL void doca_dpa_dev_hash_table_remove(doca_dpa_dev_hash_table_t ht_handle, uint32_t key);
 /** Non-zero when found. */
 DOCA_EXPERIMENTAL int doca_dpa_dev_hash_table_find(doca_dpa_dev_hash_table_t ht_handle, uint32_t key,
@@ -117,7 +122,8 @@ DOCA_EXPERIMENTAL void doca_dpa_dev_log(int log_level, const char *format, ...)
 #define DOCA_DPA_DEV_LOG_DBG(...) doca_dpa_dev_log(DOCA_DPA_DEV_LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 /** Records five values in the EU's trace buffer (written to the trace file on flush / when full). */
-DOCA_EXPERIMENTAL void doca_dpa_dev_trace(uint64_t arg1, uint64_t arg2, uint64_t arg3, uint64_t arg4, uint64_t arg5);
+DOCA_EXPERIMENTAL void doca_dpa_dev_trace(uint64_t arg1, uint64_t arg2, uint64_t arg3, uint64_t arg4,
+                                          uint64_t arg5);
 DOCA_EXPERIMENTAL void doca_dpa_dev_trace_flush(void);
 
 #ifdef __cplusplus

@@ -15,7 +15,8 @@ extern "C" {
 typedef uint64_t doca_dpa_dev_buf_t;
 
 /** Element buf_idx of the array (0 and the fatal error when out of range). */
-DOCA_EXPERIMENTAL doca_dpa_dev_buf_t doca_dpa_dev_buf_array_get_buf(doca_dpa_dev_buf_arr_t buf_arr, uint64_t buf_idx);
+DOCA_EXPERIMENTAL doca_dpa_dev_buf_t doca_dpa_dev_buf_array_get_buf(doca_dpa_dev_buf_arr_t buf_arr,
+                                                                    uint64_t buf_idx);
 DOCA_EXPERIMENTAL uintptr_t doca_dpa_dev_buf_get_addr(doca_dpa_dev_buf_t buf);
 DOCA_EXPERIMENTAL uint64_t doca_dpa_dev_buf_get_len(doca_dpa_dev_buf_t buf);
 DOCA_EXPERIMENTAL doca_dpa_dev_mmap_t doca_dpa_dev_buf_get_mmap(doca_dpa_dev_buf_t buf);

@@ -47,10 +47,12 @@ uint64_t arm_rpc(uint64_t comp) {
 }
 
 // Posts three 64-byte copies with the given flags for each.
-uint64_t memcpy3_rpc(uint64_t ao, uint64_t mmap, uint64_t dst, uint64_t src, uint64_t f0, uint64_t f1, uint64_t f2) {
+uint64_t memcpy3_rpc(uint64_t ao, uint64_t mmap, uint64_t dst, uint64_t src, uint64_t f0, uint64_t f1,
+                     uint64_t f2) {
     uint64_t flags[3] = {f0, f1, f2};
     for (int i = 0; i < 3; ++i)
-        doca_dpa_dev_post_memcpy(ao, mmap, dst + 64 * i, mmap, src + 64 * i, 64, static_cast<uint32_t>(flags[i]));
+        doca_dpa_dev_post_memcpy(ao, mmap, dst + 64 * i, mmap, src + 64 * i, 64,
+                                 static_cast<uint32_t>(flags[i]));
     return 0;
 }
 
@@ -241,18 +243,20 @@ TEST_F(DpaAsyncOps, PostWaitNotEqualActivatesWhenTheEventChanges) {
 TEST_F(DpaAsyncOps, AWaitValueAbove254IsAFault) {
     doca_sync_event *ev = event();
     uint64_t r = 0;
-    EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&wait_gt_rpc), &r, ao_h, ev_handle(ev), uint64_t{255}), DOCA_ERROR_BAD_STATE);
+    EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&wait_gt_rpc), &r, ao_h, ev_handle(ev), uint64_t{255}),
+              DOCA_ERROR_BAD_STATE);
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE);
     skiff::test::destroy_event(ev);
 }
 
 TEST_F(DpaAsyncOps, MoreOutstandingOperationsThanQueueSizeIsAFault) {
     // 8 unflushed copies fill the queue of 8; the ninth overflows it.
-    for (int round = 0; round < 2; ++round) rpc_call(dpa_fn(&memcpy3_rpc), ao_h, mmap_h, addr(2048), addr(0), 0, 0, 0);
+    for (int round = 0; round < 2; ++round)
+        rpc_call(dpa_fn(&memcpy3_rpc), ao_h, mmap_h, addr(2048), addr(0), 0, 0, 0);
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_SUCCESS);
     uint64_t r = 0;
-    EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&memcpy3_rpc), &r, ao_h, mmap_h, addr(2048), addr(0), uint64_t{0}, uint64_t{0},
-                           uint64_t{0}),
+    EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&memcpy3_rpc), &r, ao_h, mmap_h, addr(2048), addr(0), uint64_t{0},
+                           uint64_t{0}, uint64_t{0}),
               DOCA_ERROR_BAD_STATE);
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE);
 }

@@ -114,7 +114,8 @@ TEST_F(DpaContext, HeapMemoryAllocCopySetFree) {
     ASSERT_EQ(doca_dpa_h2d_memcpy(dpa, p + 50, in, sizeof(in)), DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_d2h_memcpy(dpa, out, p + 50, sizeof(out)), DOCA_SUCCESS);
     EXPECT_EQ(std::memcmp(in, out, sizeof(in)), 0);
-    EXPECT_EQ(doca_dpa_h2d_memcpy(dpa, p + 95, in, sizeof(in)), DOCA_ERROR_INVALID_VALUE) << "past the allocation";
+    EXPECT_EQ(doca_dpa_h2d_memcpy(dpa, p + 95, in, sizeof(in)), DOCA_ERROR_INVALID_VALUE)
+        << "past the allocation";
     EXPECT_EQ(doca_dpa_d2h_memcpy(dpa, out, reinterpret_cast<uint64_t>(out), 1), DOCA_ERROR_INVALID_VALUE)
         << "host memory is not DPA heap";
     EXPECT_EQ(doca_dpa_mem_free(dpa, p + 1), DOCA_ERROR_INVALID_VALUE);
@@ -172,7 +173,8 @@ TEST_F(DpaContext, AFatalFaultPersistsBlocksEveryCallAndWritesACrashFile) {
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_SUCCESS);
     uint64_t r = 0;
     EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&bad_handle_rpc), &r, uint64_t{0}), DOCA_ERROR_BAD_STATE);
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE) << "never reset";
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE) << "never reset";
     doca_dpa_thread *t = nullptr;
     EXPECT_EQ(doca_dpa_thread_create(dpa, &t), DOCA_ERROR_BAD_STATE);
     doca_dpa_dev_uintptr_t q = 0;
@@ -201,7 +203,8 @@ TEST_F(DpaContext, KernelOnlyCallsInADpaThreadAreAFault) {
     // A launched kernel wakes the thread, whose doca_dpa_dev_thread_rank is the fault.
     ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, nullptr, 0, 1, dpa_fn(&notify_kernel), h),
               DOCA_SUCCESS);
-    EXPECT_TRUE(skiff::test::eventually([&] { return doca_dpa_peek_at_last_error(dpa) == DOCA_ERROR_BAD_STATE; }));
+    EXPECT_TRUE(
+        skiff::test::eventually([&] { return doca_dpa_peek_at_last_error(dpa) == DOCA_ERROR_BAD_STATE; }));
     EXPECT_EQ(doca_dpa_thread_stop(t), DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_notification_completion_stop(nc), DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_notification_completion_destroy(nc), DOCA_SUCCESS);

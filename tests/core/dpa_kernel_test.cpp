@@ -68,8 +68,10 @@ struct DpaKernel : skiff::test::DpaTest {
 // ev_a -> K1 -> ev_b -> K2 -> ev_c -> K3 -> comp; launched in order, released by the host.
 TEST_F(DpaKernel, LinearChainRunsInOrderAfterTheHostReleasesIt) {
     doca_sync_event *a = ev(), *b = ev(), *c = ev(), *comp = ev();
-    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, a, 0, b, 1, 1, dpa_fn(&tag_kernel), uint64_t{1}), DOCA_SUCCESS);
-    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, b, 0, c, 1, 1, dpa_fn(&tag_kernel), uint64_t{2}), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, a, 0, b, 1, 1, dpa_fn(&tag_kernel), uint64_t{1}),
+              DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, b, 0, c, 1, 1, dpa_fn(&tag_kernel), uint64_t{2}),
+              DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, c, 0, comp, 1, 1, dpa_fn(&tag_kernel), uint64_t{3}),
               DOCA_SUCCESS);
     {
@@ -89,8 +91,9 @@ TEST_F(DpaKernel, LinearChainRunsInOrderAfterTheHostReleasesIt) {
 // root -> {left, right} -> join (waits for a counter > 1: two parents) -> comp.
 TEST_F(DpaKernel, DiamondJoinsTwoParentsThroughACounter) {
     doca_sync_event *start_ev = ev(), *fan = ev(), *join = ev(), *comp = ev();
-    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, start_ev, 0, fan, 1, 1, dpa_fn(&tag_kernel), uint64_t{1}),
-              DOCA_SUCCESS);
+    ASSERT_EQ(
+        doca_dpa_kernel_launch_update_set(dpa, start_ev, 0, fan, 1, 1, dpa_fn(&tag_kernel), uint64_t{1}),
+        DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, fan, 0, join, 1, 1, dpa_fn(&tag_kernel), uint64_t{2}),
               DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, fan, 0, join, 1, 1, dpa_fn(&tag_kernel), uint64_t{3}),
@@ -110,7 +113,8 @@ TEST_F(DpaKernel, DiamondJoinsTwoParentsThroughACounter) {
 TEST_F(DpaKernel, EveryRankRunsOnceAndSeesTheThreadCount) {
     doca_sync_event *comp = ev();
     g_rank_bits = 0;
-    ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, comp, 1, 16, dpa_fn(&rank_kernel)), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, comp, 1, 16, dpa_fn(&rank_kernel)),
+              DOCA_SUCCESS);
     ASSERT_EQ(doca_sync_event_wait_gt(comp, 0, 0), DOCA_SUCCESS);
     EXPECT_EQ(g_rank_bits.load(), 0xFFFFull);
     EXPECT_EQ(g_seen_num_threads.load(), 16u);
@@ -122,8 +126,8 @@ TEST_F(DpaKernel, ArgumentsArePassedAndUpdateSetStoresTheCount) {
     doca_sync_event *comp = ev();
     ASSERT_EQ(doca_sync_event_update_set(comp, 7), DOCA_SUCCESS);
     uint64_t out = 0;
-    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, nullptr, 0, comp, 9, 1, dpa_fn(&sum_kernel), uint64_t{40},
-                                                uint64_t{2}, reinterpret_cast<uint64_t>(&out)),
+    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, nullptr, 0, comp, 9, 1, dpa_fn(&sum_kernel),
+                                                uint64_t{40}, uint64_t{2}, reinterpret_cast<uint64_t>(&out)),
               DOCA_SUCCESS);
     ASSERT_EQ(doca_sync_event_wait_gt(comp, 8, 0), DOCA_SUCCESS);
     EXPECT_EQ(event_value(comp), 9u) << "update_set stores comp_count";
@@ -138,8 +142,9 @@ TEST_F(DpaKernel, LimitsAndValueRangesAreChecked) {
     unsigned long long max_time = 0;
     ASSERT_EQ(doca_dpa_get_kernel_max_run_time(dpa, &max_time), DOCA_SUCCESS);
     EXPECT_GT(max_time, 0u);
-    EXPECT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, nullptr, 0, max_threads + 1, dpa_fn(&rank_kernel)),
-              DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(
+        doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, nullptr, 0, max_threads + 1, dpa_fn(&rank_kernel)),
+        DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, nullptr, 0, 0, dpa_fn(&rank_kernel)),
               DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(doca_dpa_kernel_launch_update_add(dpa, e, 255, nullptr, 0, 1, dpa_fn(&rank_kernel)),
@@ -171,7 +176,8 @@ TEST_F(DpaKernel, TheHardwareThreadBudgetIsChecked) {
     }
     doca_sync_event *gate = ev();
     // 56 threads fit exactly; the launch waits on the gate so they stay reserved.
-    ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, gate, 0, nullptr, 0, 56, dpa_fn(&rank_kernel)), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, gate, 0, nullptr, 0, 56, dpa_fn(&rank_kernel)),
+              DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, nullptr, 0, 1, dpa_fn(&rank_kernel)),
               DOCA_ERROR_FULL);
     doca_dpa_thread *extra = nullptr;
@@ -180,7 +186,8 @@ TEST_F(DpaKernel, TheHardwareThreadBudgetIsChecked) {
     ASSERT_EQ(doca_sync_event_update_set(gate, 1), DOCA_SUCCESS);
     // Once the waiting launch ran, its threads are free again.
     ASSERT_TRUE(eventually([&] {
-        return doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, comp, 1, 1, dpa_fn(&rank_kernel)) == DOCA_SUCCESS;
+        return doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, comp, 1, 1, dpa_fn(&rank_kernel)) ==
+               DOCA_SUCCESS;
     }));
     ASSERT_EQ(doca_sync_event_wait_gt(comp, 0, 0), DOCA_SUCCESS);
     for (auto *t : threads) EXPECT_EQ(doca_dpa_thread_destroy(t), DOCA_SUCCESS);
@@ -218,7 +225,8 @@ TEST_F(DpaKernel, CompletionEventWakesAProgressEngine) {
     while (doca_pe_progress(pe)) {
     }
     ASSERT_EQ(doca_pe_request_notification(pe), DOCA_SUCCESS);
-    ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, comp, 1, 4, dpa_fn(&rank_kernel)), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_kernel_launch_update_add(dpa, nullptr, 0, comp, 1, 4, dpa_fn(&rank_kernel)),
+              DOCA_SUCCESS);
     for (int spins = 0; completed == 0 && spins < 1000; ++spins) {
         epoll_event got{};
         epoll_wait(ep, &got, 1, 100);

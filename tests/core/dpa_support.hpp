@@ -27,7 +27,8 @@ doca_dpa_func_t *dpa_fn(F *f) {
 }
 
 // True once pred holds; false after a generous bound (the test then fails instead of hanging).
-inline bool eventually(const std::function<bool()> &pred, std::chrono::seconds bound = std::chrono::seconds(60)) {
+inline bool eventually(const std::function<bool()> &pred,
+                       std::chrono::seconds bound = std::chrono::seconds(60)) {
     auto end = std::chrono::steady_clock::now() + bound;
     while (!pred()) {
         if (std::chrono::steady_clock::now() > end) return false;

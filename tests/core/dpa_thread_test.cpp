@@ -96,8 +96,9 @@ struct DpaThread : skiff::test::DpaTest {
     doca_dpa_thread *make_thread(ThreadState &s, doca_dpa *on = nullptr, doca_dpa_func_t *f = nullptr) {
         doca_dpa_thread *t = nullptr;
         EXPECT_EQ(doca_dpa_thread_create(on ? on : dpa, &t), DOCA_SUCCESS);
-        EXPECT_EQ(doca_dpa_thread_set_func_arg(t, f ? f : dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(&s)),
-                  DOCA_SUCCESS);
+        EXPECT_EQ(
+            doca_dpa_thread_set_func_arg(t, f ? f : dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(&s)),
+            DOCA_SUCCESS);
         EXPECT_EQ(doca_dpa_thread_start(t), DOCA_SUCCESS);
         return t;
     }
@@ -150,9 +151,11 @@ TEST_F(DpaThread, RunNeedsAStartedThreadAndStartedCompletionContexts) {
     EXPECT_EQ(doca_dpa_thread_run(t), DOCA_ERROR_BAD_STATE) << "not started";
     EXPECT_EQ(doca_dpa_thread_start(t), DOCA_ERROR_BAD_STATE) << "no function";
     EXPECT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&arm_rpc), 0), DOCA_ERROR_INVALID_VALUE) << "an RPC";
-    ASSERT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(&s)), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(&s)),
+              DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_thread_start(t), DOCA_SUCCESS);
-    EXPECT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&comp_thread), 0), DOCA_ERROR_BAD_STATE) << "after start";
+    EXPECT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&comp_thread), 0), DOCA_ERROR_BAD_STATE)
+        << "after start";
     doca_dpa_completion *c = nullptr;
     ASSERT_EQ(doca_dpa_completion_create(dpa, 8, &c), DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_completion_set_thread(c, t), DOCA_SUCCESS);
@@ -240,7 +243,8 @@ TEST_F(DpaThread, NotificationWithoutCompletion) {
 TEST_F(DpaThread, AnUnattachedContextIsPolledAndAckFreesSlots) {
     doca_dpa_completion *c = make_comp(nullptr, 4);
     uint64_t h = handle(c);
-    for (int i = 0; i < 4; ++i) ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, i, 0), DOCA_SUCCESS);
+    for (int i = 0; i < 4; ++i)
+        ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, i, 0), DOCA_SUCCESS);
     EXPECT_EQ(call(dpa_fn(&poll_rpc), h, 0), 4u) << "polled use: populated at once";
     EXPECT_EQ(call(dpa_fn(&poll_rpc), h, 1), 0u);
     // The four were read but not acked: still no room... ack them, then four more fit.
@@ -253,10 +257,12 @@ TEST_F(DpaThread, AnUnattachedContextIsPolledAndAckFreesSlots) {
 TEST_F(DpaThread, QueueSizeOverflowIsDetected) {
     doca_dpa_completion *c = make_comp(nullptr, 4);
     uint64_t h = handle(c);
-    for (int i = 0; i < 4; ++i) ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, i, 0), DOCA_SUCCESS);
+    for (int i = 0; i < 4; ++i)
+        ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, i, 0), DOCA_SUCCESS);
     EXPECT_EQ(call(dpa_fn(&poll_rpc), h, 1), 4u);
     // Acked: four more fit.
-    for (int i = 0; i < 4; ++i) ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, i, 0), DOCA_SUCCESS);
+    for (int i = 0; i < 4; ++i)
+        ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, i, 0), DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_SUCCESS);
     // The fifth un-acked completion overflows the queue.
     EXPECT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, 4, 0), DOCA_ERROR_FULL);
@@ -276,7 +282,8 @@ TEST_F(DpaThread, AffinityPinsTheThreadToItsEu) {
     ThreadState s;
     doca_dpa_thread *t = nullptr;
     ASSERT_EQ(doca_dpa_thread_create(dpa, &t), DOCA_SUCCESS);
-    ASSERT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(&s)), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(&s)),
+              DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_thread_set_affinity(t, aff), DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_eu_affinity_destroy(aff), DOCA_SUCCESS) << "the thread keeps a copy";
     ASSERT_EQ(doca_dpa_thread_start(t), DOCA_SUCCESS);
@@ -319,7 +326,8 @@ TEST_F(DpaThread, LocalStorageMustBeDpaMemory) {
     ASSERT_EQ(doca_dpa_thread_create(dpa, &t), DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_thread_set_func_arg(t, dpa_fn(&tls_thread), 0), DOCA_SUCCESS);
     uint64_t host_word = 5;
-    EXPECT_EQ(doca_dpa_thread_set_local_storage(t, reinterpret_cast<uint64_t>(&host_word)), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_dpa_thread_set_local_storage(t, reinterpret_cast<uint64_t>(&host_word)),
+              DOCA_ERROR_INVALID_VALUE);
     doca_dpa_dev_uintptr_t tls = 0;
     ASSERT_EQ(doca_dpa_mem_alloc(dpa, sizeof(uint64_t), &tls), DOCA_SUCCESS);
     uint64_t value = 0x5eed;
@@ -371,7 +379,8 @@ TEST_F(DpaThread, ExtendedContextNeedsDeviceSet) {
     uint64_t r = 0;
     EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&arm_rpc), &r, s.comp, uint64_t{0}), DOCA_ERROR_BAD_STATE);
     EXPECT_EQ(doca_dpa_peek_at_last_error(ext), DOCA_ERROR_BAD_STATE);
-    EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE) << "one DPA process: base and extension";
+    EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE)
+        << "one DPA process: base and extension";
     teardown(t, c);
     EXPECT_EQ(doca_dpa_destroy(ext), DOCA_SUCCESS);
     EXPECT_EQ(doca_dev_close(sf), DOCA_SUCCESS);

@@ -59,7 +59,8 @@ using skiff::core::dpa::logger;
 
 namespace {
 
-doca_error_t add_function(doca_dpa_app *app, doca_dpa_func_t *func, unsigned num_args, const char *name, bool rpc) {
+doca_error_t add_function(doca_dpa_app *app, doca_dpa_func_t *func, unsigned num_args, const char *name,
+                          bool rpc) {
     if (!app || !func) return DOCA_ERROR_INVALID_VALUE;
     if (num_args > SKIFF_DPA_MAX_FUNC_ARGS) {
         logger().error("dpa app {}: function {} takes {} arguments; at most {} are supported", app->name,

@@ -82,7 +82,8 @@ void post_or_fault(DeviceCall &call, doca_dpa_async_ops *ao, const AsyncOp &op, 
     }
     if (!ao->post(op)) {
         skiff::core::dpa::device_fault(call, std::string(api) + ": more than queue_size (" +
-                                                 std::to_string(ao->queue_size) + ") operations are outstanding");
+                                                 std::to_string(ao->queue_size) +
+                                                 ") operations are outstanding");
     }
 }
 
@@ -186,7 +187,8 @@ doca_error_t doca_dpa_async_ops_start(doca_dpa_async_ops *ao) {
     if (auto r = check_usable(ao->dpa); r != DOCA_SUCCESS) return r;
     if (ao->started) return DOCA_ERROR_BAD_STATE;
     if (!ao->comp) {
-        dpa_logger().error("doca_dpa_async_ops_start: attach a completion context first (doca_dpa_async_ops_attach)");
+        dpa_logger().error(
+            "doca_dpa_async_ops_start: attach a completion context first (doca_dpa_async_ops_attach)");
         return DOCA_ERROR_BAD_STATE;
     }
     if (!ao->comp->started) {
@@ -235,13 +237,16 @@ void doca_dpa_dev_post_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dp
     post_or_fault(*call, ao, op, "doca_dpa_dev_post_memcpy");
 }
 
-void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle, doca_dpa_dev_buf_t dst_buf_handle,
-                                  doca_dpa_dev_buf_t src_buf_handle, uint32_t flags) {
+void doca_dpa_dev_post_buf_memcpy(doca_dpa_dev_async_ops_t async_ops_handle,
+                                  doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
+                                  uint32_t flags) {
     DeviceCall *call = nullptr;
     doca_dpa_async_ops *ao = async_ops_of(async_ops_handle, "doca_dpa_dev_post_buf_memcpy", call);
     if (!ao) return;
-    auto *dst = reinterpret_cast<const skiff::core::mem::BufArrElement *>(static_cast<uintptr_t>(dst_buf_handle));
-    auto *src = reinterpret_cast<const skiff::core::mem::BufArrElement *>(static_cast<uintptr_t>(src_buf_handle));
+    auto *dst =
+        reinterpret_cast<const skiff::core::mem::BufArrElement *>(static_cast<uintptr_t>(dst_buf_handle));
+    auto *src =
+        reinterpret_cast<const skiff::core::mem::BufArrElement *>(static_cast<uintptr_t>(src_buf_handle));
     if (!dst || !src) {
         skiff::core::dpa::device_fault(*call, "doca_dpa_dev_post_buf_memcpy: invalid buffer handle");
         return;

@@ -48,7 +48,7 @@ struct doca_dpa_async_ops final : skiff::core::dpa::EventWaiter {
     bool started = false;
     std::unique_ptr<skiff::core::dpa::AsyncOp[]> ring;
 
-    uint64_t posted = 0;                       // producer only
+    uint64_t posted = 0; // producer only
     alignas(64) std::atomic<uint64_t> published{0};
     alignas(64) std::atomic<uint64_t> executed{0};
     bool deferred_failed = false; // advancer only

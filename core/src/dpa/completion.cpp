@@ -64,7 +64,8 @@ void doca_dpa_completion::ack(uint64_t n) {
 void doca_dpa_completion::request_notification() {
     armed.store(true, std::memory_order_seq_cst);
     uint64_t r = reserved.load(std::memory_order_seq_cst);
-    bool waiting = r > visible.load(std::memory_order_acquire) || read < visible.load(std::memory_order_acquire);
+    bool waiting =
+        r > visible.load(std::memory_order_acquire) || read < visible.load(std::memory_order_acquire);
     if (waiting && armed.exchange(false, std::memory_order_seq_cst)) {
         populate(r);
         if (thread) thread->trigger();
@@ -131,8 +132,9 @@ doca_error_t doca_dpa_completion_set_thread(doca_dpa_completion *comp, doca_dpa_
     if (auto r = check_usable(comp->dpa); r != DOCA_SUCCESS) return r;
     if (comp->started) return DOCA_ERROR_BAD_STATE;
     if (thread->dpa != comp->dpa) {
-        dpa_logger().error("doca_dpa_completion_set_thread: the thread and the completion context must be on the "
-                           "same (extended) DPA context");
+        dpa_logger().error(
+            "doca_dpa_completion_set_thread: the thread and the completion context must be on the "
+            "same (extended) DPA context");
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (comp->thread) {
@@ -169,7 +171,8 @@ doca_error_t doca_dpa_completion_stop(doca_dpa_completion *comp) {
     if (!comp) return DOCA_ERROR_INVALID_VALUE;
     if (!comp->started) return DOCA_ERROR_BAD_STATE;
     if (comp->attached.load() != 0) {
-        dpa_logger().error("doca_dpa_completion_stop: stop the async ops / RDMA contexts posting to it first");
+        dpa_logger().error(
+            "doca_dpa_completion_stop: stop the async ops / RDMA contexts posting to it first");
         return DOCA_ERROR_IN_USE;
     }
     if (comp->thread && comp->thread->runnable.load()) {
@@ -180,7 +183,8 @@ doca_error_t doca_dpa_completion_stop(doca_dpa_completion *comp) {
     return DOCA_SUCCESS;
 }
 
-doca_error_t doca_dpa_completion_get_dpa_handle(doca_dpa_completion *comp, doca_dpa_dev_completion_t *handle) {
+doca_error_t doca_dpa_completion_get_dpa_handle(doca_dpa_completion *comp,
+                                                doca_dpa_dev_completion_t *handle) {
     if (!comp || !handle) return DOCA_ERROR_INVALID_VALUE;
     if (auto r = check_usable(comp->dpa); r != DOCA_SUCCESS) return r;
     if (!comp->started) return DOCA_ERROR_BAD_STATE;
@@ -209,7 +213,8 @@ int doca_dpa_dev_get_completion(doca_dpa_dev_completion_t dpa_comp_handle,
     return 1;
 }
 
-doca_dpa_dev_completion_type_t doca_dpa_dev_get_completion_type(doca_dpa_dev_completion_element_t comp_element) {
+doca_dpa_dev_completion_type_t
+doca_dpa_dev_get_completion_type(doca_dpa_dev_completion_element_t comp_element) {
     return static_cast<doca_dpa_dev_completion_type_t>(slot_of(comp_element).type);
 }
 

@@ -21,8 +21,9 @@ doca_dpa_dev_buf_t doca_dpa_dev_buf_array_get_buf(doca_dpa_dev_buf_arr_t buf_arr
     if (!call) return 0;
     const auto *table = skiff::core::mem::buf_arr_table(buf_arr);
     if (!table || buf_idx >= table->num_elem) {
-        skiff::core::dpa::device_fault(*call, "doca_dpa_dev_buf_array_get_buf: invalid array handle or index " +
-                                                  std::to_string(buf_idx));
+        skiff::core::dpa::device_fault(*call,
+                                       "doca_dpa_dev_buf_array_get_buf: invalid array handle or index " +
+                                           std::to_string(buf_idx));
         return 0;
     }
     return static_cast<doca_dpa_dev_buf_t>(reinterpret_cast<uintptr_t>(&table->elements[buf_idx]));

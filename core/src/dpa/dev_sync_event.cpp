@@ -51,7 +51,8 @@ void doca_dpa_dev_sync_event_get(doca_dpa_dev_sync_event_t handle, uint64_t *val
 
 void doca_dpa_dev_sync_event_update_add(doca_dpa_dev_sync_event_t handle, uint64_t value) {
     DeviceCall *call = nullptr;
-    if (doca_sync_event *ev = event_of(handle, "doca_dpa_dev_sync_event_update_add", call)) ev->fetch_add(value);
+    if (doca_sync_event *ev = event_of(handle, "doca_dpa_dev_sync_event_update_add", call))
+        ev->fetch_add(value);
 }
 
 void doca_dpa_dev_sync_event_update_set(doca_dpa_dev_sync_event_t handle, uint64_t value) {
@@ -64,7 +65,8 @@ void doca_dpa_dev_sync_event_wait_gt(doca_dpa_dev_sync_event_t handle, uint64_t 
     doca_sync_event *ev = event_of(handle, "doca_dpa_dev_sync_event_wait_gt", call);
     if (!ev) return;
     if (value > skiff::core::dpa::kMaxDpaEventValue || !skiff::core::is_valid_wait_mask(mask)) {
-        skiff::core::dpa::device_fault(*call, "doca_dpa_dev_sync_event_wait_gt: value " + std::to_string(value) +
+        skiff::core::dpa::device_fault(*call, "doca_dpa_dev_sync_event_wait_gt: value " +
+                                                  std::to_string(value) +
                                                   " outside [0, 254] or invalid mask");
         return;
     }

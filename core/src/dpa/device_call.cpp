@@ -35,9 +35,9 @@ DeviceCall *device_call(const char *api) {
 
 } // namespace skiff::core::dpa
 
-using skiff::core::dpa::DeviceCall;
 using skiff::core::dpa::device_call;
 using skiff::core::dpa::device_fault;
+using skiff::core::dpa::DeviceCall;
 
 namespace {
 
@@ -95,7 +95,8 @@ doca_dpa_dev_uintptr_t doca_dpa_dev_thread_get_local_storage(void) {
 }
 
 void doca_dpa_dev_thread_reschedule(void) {
-    if (DeviceCall *call = thread_call("doca_dpa_dev_thread_reschedule")) call->end = DeviceCall::End::reschedule;
+    if (DeviceCall *call = thread_call("doca_dpa_dev_thread_reschedule"))
+        call->end = DeviceCall::End::reschedule;
 }
 
 void doca_dpa_dev_thread_finish(void) {

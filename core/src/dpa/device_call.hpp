@@ -61,9 +61,8 @@ T *decode_handle(DeviceCall &call, uint64_t handle, const char *api) {
         return nullptr;
     }
     if (obj->dpa->base && call.device != obj->dpa) {
-        device_fault(call, std::string(api) +
-                               ": a resource of an extended DPA context is used without "
-                               "doca_dpa_dev_device_set to that context");
+        device_fault(call, std::string(api) + ": a resource of an extended DPA context is used without "
+                                              "doca_dpa_dev_device_set to that context");
         return nullptr;
     }
     return obj;

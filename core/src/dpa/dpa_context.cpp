@@ -38,7 +38,8 @@ bool reserve_hw_threads(unsigned n) {
     int now = g_hw_threads.fetch_add(static_cast<int>(n), std::memory_order_acq_rel) + static_cast<int>(n);
     if (now <= static_cast<int>(SKIFF_DPA_MAX_HW_THREADS)) return true;
     g_hw_threads.fetch_sub(static_cast<int>(n), std::memory_order_acq_rel);
-    dpa_logger().error("the DPA has {} hardware threads; {} more would make {}", SKIFF_DPA_MAX_HW_THREADS, n, now);
+    dpa_logger().error("the DPA has {} hardware threads; {} more would make {}", SKIFF_DPA_MAX_HW_THREADS, n,
+                       now);
     return false;
 }
 
@@ -151,9 +152,10 @@ doca_error_t doca_dpa_stop(doca_dpa *dpa) {
 doca_error_t doca_dpa_destroy(doca_dpa *dpa) {
     if (!dpa || dpa->magic != doca_dpa::kMagic) return DOCA_ERROR_INVALID_VALUE;
     if (uint32_t n = dpa->objects.load(); n != 0) {
-        dpa_logger().error("doca_dpa_destroy: {} objects (threads, completions, async ops, extended contexts, "
-                           "...) still exist on the context; destroy them first",
-                           n);
+        dpa_logger().error(
+            "doca_dpa_destroy: {} objects (threads, completions, async ops, extended contexts, "
+            "...) still exist on the context; destroy them first",
+            n);
         return DOCA_ERROR_IN_USE;
     }
     if (dpa->base) {

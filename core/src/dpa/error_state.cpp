@@ -23,8 +23,8 @@ void doca_dpa::fail(const std::string &reason) {
     std::call_once(r.fatal_once, [&] {
         r.fatal.store(true, std::memory_order_release);
         std::string path = crash_file_path();
-        skiff::core::dpa::dpa_logger().critical("DPA fatal error: {}; the context must be destroyed (crash report {})",
-                                                reason, path);
+        skiff::core::dpa::dpa_logger().critical(
+            "DPA fatal error: {}; the context must be destroyed (crash report {})", reason, path);
         if (FILE *f = std::fopen(path.c_str(), "w")) {
             auto *call = skiff::core::dpa::current_call();
             std::fprintf(f, "skiff emulated DPA fatal error\n");

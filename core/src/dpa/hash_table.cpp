@@ -118,7 +118,8 @@ void doca_dpa_dev_hash_table_add(doca_dpa_dev_hash_table_t ht_handle, uint32_t k
 
 void doca_dpa_dev_hash_table_remove(doca_dpa_dev_hash_table_t ht_handle, uint32_t key) {
     skiff::core::dpa::DeviceCall *call = nullptr;
-    if (doca_dpa_hash_table *ht = table_of(ht_handle, "doca_dpa_dev_hash_table_remove", call)) ht->remove(key);
+    if (doca_dpa_hash_table *ht = table_of(ht_handle, "doca_dpa_dev_hash_table_remove", call))
+        ht->remove(key);
 }
 
 int doca_dpa_dev_hash_table_find(doca_dpa_dev_hash_table_t ht_handle, uint32_t key, uint64_t *value) {

@@ -88,8 +88,9 @@ bool event_ready_for_dpa(doca_sync_event *ev, const char *which) {
     return true;
 }
 
-doca_error_t launch(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_threshold, doca_sync_event *comp_event,
-                    uint64_t comp_count, unsigned num_threads, doca_dpa_func_t *func, bool set, va_list ap) {
+doca_error_t launch(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_threshold,
+                    doca_sync_event *comp_event, uint64_t comp_count, unsigned num_threads,
+                    doca_dpa_func_t *func, bool set, va_list ap) {
     if (!func) return DOCA_ERROR_INVALID_VALUE;
     if (auto r = check_usable(dpa); r != DOCA_SUCCESS) return r;
     if (!dpa->started) return DOCA_ERROR_BAD_STATE;
@@ -103,9 +104,10 @@ doca_error_t launch(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_th
                            kMaxThreadsPerKernel);
         return DOCA_ERROR_INVALID_VALUE;
     }
-    if ((wait_event && wait_threshold > kMaxDpaEventValue) || (comp_event && comp_count > kMaxDpaEventValue)) {
-        dpa_logger().error("kernel launch of {}: wait_threshold {} / comp_count {} must be in [0, {}]", fn->name,
-                           wait_threshold, comp_count, kMaxDpaEventValue);
+    if ((wait_event && wait_threshold > kMaxDpaEventValue) ||
+        (comp_event && comp_count > kMaxDpaEventValue)) {
+        dpa_logger().error("kernel launch of {}: wait_threshold {} / comp_count {} must be in [0, {}]",
+                           fn->name, wait_threshold, comp_count, kMaxDpaEventValue);
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (!event_ready_for_dpa(wait_event, "wait") || !event_ready_for_dpa(comp_event, "completion"))
@@ -175,22 +177,26 @@ using namespace skiff::core::dpa;
 
 extern "C" {
 
-doca_error_t doca_dpa_kernel_launch_update_add(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_threshold,
-                                               doca_sync_event *comp_event, uint64_t comp_count,
-                                               unsigned int num_threads, doca_dpa_func_t *func, ...) {
+doca_error_t doca_dpa_kernel_launch_update_add(doca_dpa *dpa, doca_sync_event *wait_event,
+                                               uint64_t wait_threshold, doca_sync_event *comp_event,
+                                               uint64_t comp_count, unsigned int num_threads,
+                                               doca_dpa_func_t *func, ...) {
     va_list ap;
     va_start(ap, func);
-    doca_error_t r = launch(dpa, wait_event, wait_threshold, comp_event, comp_count, num_threads, func, false, ap);
+    doca_error_t r =
+        launch(dpa, wait_event, wait_threshold, comp_event, comp_count, num_threads, func, false, ap);
     va_end(ap);
     return r;
 }
 
-doca_error_t doca_dpa_kernel_launch_update_set(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_threshold,
-                                               doca_sync_event *comp_event, uint64_t comp_count,
-                                               unsigned int num_threads, doca_dpa_func_t *func, ...) {
+doca_error_t doca_dpa_kernel_launch_update_set(doca_dpa *dpa, doca_sync_event *wait_event,
+                                               uint64_t wait_threshold, doca_sync_event *comp_event,
+                                               uint64_t comp_count, unsigned int num_threads,
+                                               doca_dpa_func_t *func, ...) {
     va_list ap;
     va_start(ap, func);
-    doca_error_t r = launch(dpa, wait_event, wait_threshold, comp_event, comp_count, num_threads, func, true, ap);
+    doca_error_t r =
+        launch(dpa, wait_event, wait_threshold, comp_event, comp_count, num_threads, func, true, ap);
     va_end(ap);
     return r;
 }

@@ -94,7 +94,8 @@ doca_error_t doca_dpa_set_log_level(doca_dpa *dpa, int log_level) {
     if (auto r = check_usable(dpa); r != DOCA_SUCCESS) return r;
     if (log_level < DOCA_DPA_DEV_LOG_LEVEL_DISABLE || log_level > DOCA_DPA_DEV_LOG_LEVEL_DEBUG ||
         log_level % 10 != 0) {
-        skiff::core::dpa::dpa_logger().error("doca_dpa_set_log_level: {} is not one of 10, 20, ..., 60", log_level);
+        skiff::core::dpa::dpa_logger().error("doca_dpa_set_log_level: {} is not one of 10, 20, ..., 60",
+                                             log_level);
         return DOCA_ERROR_INVALID_VALUE;
     }
     dpa->root().log_level = log_level;

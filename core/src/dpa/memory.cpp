@@ -27,8 +27,8 @@ doca_error_t check_range(doca_dpa *dpa, doca_dpa_dev_uintptr_t dev_ptr, size_t s
     if (auto r = check_usable(dpa); r != DOCA_SUCCESS) return r;
     if (!dpa->started) return DOCA_ERROR_BAD_STATE;
     if (size == 0 || !dpa->heap_contains(dev_ptr, size)) {
-        dpa_logger().error("{}: [{:#x}, +{}) is not inside one DPA heap allocation of this context", api, dev_ptr,
-                           size);
+        dpa_logger().error("{}: [{:#x}, +{}) is not inside one DPA heap allocation of this context", api,
+                           dev_ptr, size);
         return DOCA_ERROR_INVALID_VALUE;
     }
     return DOCA_SUCCESS;
@@ -85,12 +85,14 @@ doca_error_t doca_dpa_d2h_memcpy(doca_dpa *dpa, void *dst_ptr, doca_dpa_dev_uint
     return DOCA_SUCCESS;
 }
 
-doca_error_t doca_dpa_h2d_buf_memcpy(doca_dpa *dpa, doca_dpa_dev_uintptr_t dst_ptr, doca_buf *buf, size_t size) {
+doca_error_t doca_dpa_h2d_buf_memcpy(doca_dpa *dpa, doca_dpa_dev_uintptr_t dst_ptr, doca_buf *buf,
+                                     size_t size) {
     if (!buf || !buf->data || size > buf->data_len) return DOCA_ERROR_INVALID_VALUE;
     return doca_dpa_h2d_memcpy(dpa, dst_ptr, buf->data, size);
 }
 
-doca_error_t doca_dpa_d2h_buf_memcpy(doca_dpa *dpa, doca_buf *buf, doca_dpa_dev_uintptr_t src_ptr, size_t size) {
+doca_error_t doca_dpa_d2h_buf_memcpy(doca_dpa *dpa, doca_buf *buf, doca_dpa_dev_uintptr_t src_ptr,
+                                     size_t size) {
     if (!buf || !buf->data) return DOCA_ERROR_INVALID_VALUE;
     if (size > static_cast<size_t>(buf->head + buf->len - buf->data)) return DOCA_ERROR_INVALID_VALUE;
     return doca_dpa_d2h_memcpy(dpa, buf->data, src_ptr, size);
@@ -112,7 +114,8 @@ doca_error_t doca_mmap_set_dpa_memrange(doca_mmap *mmap, doca_dpa *dpa, uint64_t
     return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_dev_get_dpa_handle(doca_mmap *mmap, doca_dev *dev, doca_dpa_dev_mmap_t *dpa_mmap_handle) {
+doca_error_t doca_mmap_dev_get_dpa_handle(doca_mmap *mmap, doca_dev *dev,
+                                          doca_dpa_dev_mmap_t *dpa_mmap_handle) {
     if (!mmap || !dev || !dpa_mmap_handle) return DOCA_ERROR_INVALID_VALUE;
     if (!mmap->started) {
         dpa_logger().error("doca_mmap_dev_get_dpa_handle: start the mmap first");
@@ -120,8 +123,9 @@ doca_error_t doca_mmap_dev_get_dpa_handle(doca_mmap *mmap, doca_dev *dev, doca_d
     }
     if (mmap->from_export) {
         // The emulated DPA reaches memory by address; an imported range lives in another process.
-        dpa_logger().error("doca_mmap_dev_get_dpa_handle: mmaps created from an export are not reachable by the "
-                           "emulated DPA");
+        dpa_logger().error(
+            "doca_mmap_dev_get_dpa_handle: mmaps created from an export are not reachable by the "
+            "emulated DPA");
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     *dpa_mmap_handle = static_cast<doca_dpa_dev_mmap_t>(reinterpret_cast<uintptr_t>(mmap));

@@ -78,11 +78,12 @@ doca_error_t doca_dpa_notification_completion_get_dpa_handle(doca_dpa_notificati
 void doca_dpa_dev_thread_notify(doca_dpa_dev_notification_completion_t notify_handle) {
     auto *call = skiff::core::dpa::device_call("doca_dpa_dev_thread_notify");
     if (!call) return;
-    auto *nc = skiff::core::dpa::decode_handle<doca_dpa_notification_completion>(*call, notify_handle,
-                                                                                 "doca_dpa_dev_thread_notify");
+    auto *nc = skiff::core::dpa::decode_handle<doca_dpa_notification_completion>(
+        *call, notify_handle, "doca_dpa_dev_thread_notify");
     if (!nc) return;
     if (!nc->started) {
-        skiff::core::dpa::device_fault(*call, "doca_dpa_dev_thread_notify: the notification completion is stopped");
+        skiff::core::dpa::device_fault(*call,
+                                       "doca_dpa_dev_thread_notify: the notification completion is stopped");
         return;
     }
     nc->thread->trigger();

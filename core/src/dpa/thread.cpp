@@ -27,7 +27,8 @@ void doca_dpa_thread::trigger() {
 void doca_dpa_thread::run(skiff::core::dpa::Eu &eu) {
     running.store(true, std::memory_order_seq_cst);
     queued.store(false, std::memory_order_seq_cst); // a trigger from now on queues the next run
-    if (runnable.load(std::memory_order_acquire) && !finished.load(std::memory_order_acquire) && dpa->usable()) {
+    if (runnable.load(std::memory_order_acquire) && !finished.load(std::memory_order_acquire) &&
+        dpa->usable()) {
         using skiff::core::dpa::DeviceCall;
         DeviceCall call;
         call.kind = DeviceCall::Kind::thread;
@@ -74,7 +75,8 @@ doca_error_t doca_dpa_eu_affinity_destroy(doca_dpa_eu_affinity *affinity) {
 doca_error_t doca_dpa_eu_affinity_set(doca_dpa_eu_affinity *affinity, unsigned int eu_id) {
     if (!affinity) return DOCA_ERROR_INVALID_VALUE;
     if (eu_id > skiff::core::dpa::kMaxEuId) {
-        dpa_logger().error("doca_dpa_eu_affinity_set: EU {} is not in 0..{}", eu_id, skiff::core::dpa::kMaxEuId);
+        dpa_logger().error("doca_dpa_eu_affinity_set: EU {} is not in 0..{}", eu_id,
+                           skiff::core::dpa::kMaxEuId);
         return DOCA_ERROR_INVALID_VALUE;
     }
     affinity->set = true; // one EU at a time: a new set replaces the old
@@ -119,7 +121,8 @@ doca_error_t doca_dpa_thread_destroy(doca_dpa_thread *thread) {
         return DOCA_ERROR_BAD_STATE;
     }
     if (!thread->completions.empty() || thread->group) {
-        dpa_logger().error("doca_dpa_thread_destroy: completion contexts or a thread group still refer to it");
+        dpa_logger().error(
+            "doca_dpa_thread_destroy: completion contexts or a thread group still refer to it");
         return DOCA_ERROR_IN_USE;
     }
     thread->runnable.store(false);
@@ -222,7 +225,8 @@ doca_error_t doca_dpa_thread_run(doca_dpa_thread *thread) {
     }
     for (auto *comp : thread->completions) {
         if (!comp->started) {
-            dpa_logger().error("doca_dpa_thread_run: start the completion context attached to the thread first");
+            dpa_logger().error(
+                "doca_dpa_thread_run: start the completion context attached to the thread first");
             return DOCA_ERROR_BAD_STATE;
         }
     }
@@ -264,16 +268,19 @@ doca_error_t doca_dpa_thread_group_get_num_threads(doca_dpa_thread_group *tg, un
     return DOCA_SUCCESS;
 }
 
-doca_error_t doca_dpa_thread_group_set_thread(doca_dpa_thread_group *tg, doca_dpa_thread *thread, unsigned int rank) {
+doca_error_t doca_dpa_thread_group_set_thread(doca_dpa_thread_group *tg, doca_dpa_thread *thread,
+                                              unsigned int rank) {
     if (!tg || !thread) return DOCA_ERROR_INVALID_VALUE;
     if (auto r = check_usable(tg->dpa); r != DOCA_SUCCESS) return r;
     if (tg->started) return DOCA_ERROR_BAD_STATE;
     if (rank >= tg->ranks.size()) {
-        dpa_logger().error("doca_dpa_thread_group_set_thread: rank {} is not in 0..{}", rank, tg->ranks.size() - 1);
+        dpa_logger().error("doca_dpa_thread_group_set_thread: rank {} is not in 0..{}", rank,
+                           tg->ranks.size() - 1);
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (thread->dpa != tg->dpa || (thread->group && thread->group != tg)) {
-        dpa_logger().error("doca_dpa_thread_group_set_thread: the thread is on another context or in another group");
+        dpa_logger().error(
+            "doca_dpa_thread_group_set_thread: the thread is on another context or in another group");
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (tg->ranks[rank]) tg->ranks[rank]->group = nullptr;
