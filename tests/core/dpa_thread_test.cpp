@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 namespace {
 
@@ -197,16 +198,28 @@ TEST_F(DpaThread, CompletionsTriggerOnlyAnArmedContextAndArePopulatedOnlyThen) {
 TEST_F(DpaThread, RescheduleKeepsTheThreadFinishEndsIt) {
     ThreadState again, once;
     once.finish = true;
-    doca_dpa_thread *t1 = make_thread(again);
-    doca_dpa_thread *t2 = make_thread(once);
+    // Both on EU 0: its run queue is FIFO, so once `again` ran for round i, `once` was offered round i too.
+    doca_dpa_eu_affinity *eu0 = nullptr;
+    ASSERT_EQ(doca_dpa_eu_affinity_create(dpa, &eu0), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_eu_affinity_set(eu0, 0), DOCA_SUCCESS);
+    doca_dpa_thread *t1 = nullptr, *t2 = nullptr;
+    for (auto [t, s] : {std::pair{&t1, &again}, std::pair{&t2, &once}}) {
+        ASSERT_EQ(doca_dpa_thread_create(dpa, t), DOCA_SUCCESS);
+        ASSERT_EQ(doca_dpa_thread_set_func_arg(*t, dpa_fn(&comp_thread), reinterpret_cast<uint64_t>(s)),
+                  DOCA_SUCCESS);
+        ASSERT_EQ(doca_dpa_thread_set_affinity(*t, eu0), DOCA_SUCCESS);
+        ASSERT_EQ(doca_dpa_thread_start(*t), DOCA_SUCCESS);
+    }
+    ASSERT_EQ(doca_dpa_eu_affinity_destroy(eu0), DOCA_SUCCESS);
     auto *n1 = make_notify(t1);
     auto *n2 = make_notify(t2);
     ASSERT_EQ(doca_dpa_thread_run(t1), DOCA_SUCCESS);
     ASSERT_EQ(doca_dpa_thread_run(t2), DOCA_SUCCESS);
     for (int i = 1; i <= 5; ++i) {
-        call(dpa_fn(&notify_rpc), nc_handle(n1), 0);
         call(dpa_fn(&notify_rpc), nc_handle(n2), 0);
+        call(dpa_fn(&notify_rpc), nc_handle(n1), 0);
         ASSERT_TRUE(eventually([&] { return again.runs.load() == i; }));
+        EXPECT_EQ(once.runs.load(), 1);
     }
     // A notification only wakes its own thread: once and again ran in lock step until `once` finished.
     EXPECT_EQ(once.runs.load(), 1) << "a finished thread is never triggered again";
