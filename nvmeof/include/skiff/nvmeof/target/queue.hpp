@@ -47,6 +47,9 @@ class Queue {
     void execute(Request &req);
     // Finishes req: fills the CQE identity fields and hands it to the transport.
     void complete(Request &req);
+    // Drops what req holds (its namespace pin) without completing it: transports call this for
+    // requests still in flight when the connection is destroyed. complete() does it too.
+    void release(Request &req);
     // Requests that found their namespace's I/O gate closed (a Compare and Write was running)
     // wait here; the transport retries them every loop iteration.
     void defer(Request &req);

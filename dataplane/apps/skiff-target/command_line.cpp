@@ -1,0 +1,94 @@
+#include "command_line.hpp"
+
+#include "skiff/config/units.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/transport/transport.hpp"
+
+namespace skiff::target_app {
+
+void add_options(CLI::App &app, Options &o) {
+    app.add_option(
+        "--config", o.config_file,
+        "serve what this skiff JSON configuration file describes (see config/README.md); SIGHUP reloads it");
+    app.add_option(
+        "--check-config", o.check_file,
+        "validate a skiff JSON configuration file, print a summary and exit (non-zero on any error)");
+    app.add_option("--nvmetcli", o.nvmetcli_file,
+                   "serve a Linux nvmet configuration saved by `nvmetcli save` (/etc/nvmet/config.json)");
+    app.add_option(
+        "--management-socket", o.management_socket,
+        "JSON-RPC management socket for skiff-ctl (overrides the file's target.management_socket)");
+    app.add_option("--listen", o.listen, "NVMe/TCP I/O listener ADDR:PORT (repeatable)")
+        ->capture_default_str();
+    app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
+        ->capture_default_str();
+    app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
+    app.add_option("--transport", o.transport, "tcp (rdma is not available yet)")->capture_default_str();
+    app.add_option("--backend", o.backend,
+                   "namespace storage: ram (in memory) or null (reads zeroes, drops writes)")
+        ->capture_default_str();
+    app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB")->capture_default_str();
+    app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
+    app.add_option("--serial", o.serial, "controller serial number (up to 20 characters)")
+        ->capture_default_str();
+    app.add_option("--model", o.model, "controller model (up to 40 characters)")->capture_default_str();
+    app.add_option("--allow-host", o.allow_hosts,
+                   "host NQN allowed to connect (repeatable; default: any host)");
+    app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
+        ->capture_default_str();
+}
+
+Result<config::Config> config_from_options(const Options &o) {
+    auto fail = [](const std::string &m) { return make_error(DOCA_ERROR_INVALID_VALUE, m); };
+    if (!log::parse_level(o.log_level))
+        return fail("--log-level: unknown level \"" + o.log_level +
+                    "\"; use trace, debug, info, warn, error");
+    if (o.transport == "rdma")
+        return fail("--transport rdma: NVMe/RDMA is not implemented yet; use --transport tcp");
+    if (o.transport != "tcp") return fail("--transport \"" + o.transport + "\": unknown; use tcp");
+    if (o.block_size != 512 && o.block_size != 4096)
+        return fail("--block-size " + std::to_string(o.block_size) + ": use 512 or 4096");
+    auto size = config::parse_size(o.size);
+    if (!size || *size == 0 || *size % 4096)
+        return fail("--size \"" + o.size +
+                    "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
+    if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
+    if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
+    if (o.model.size() > 40) return fail("--model: at most 40 characters");
+    if (o.backend != "ram" && o.backend != "null")
+        return fail("--backend \"" + o.backend + "\": unknown; use ram or null");
+    if (auto why = nvmeof::target::check_nqn(o.nqn); !why.empty())
+        return fail("--nqn: subsystem NQN: " + why);
+    for (auto &h : o.allow_hosts)
+        if (auto why = nvmeof::target::check_nqn(h); !why.empty())
+            return fail("--allow-host \"" + h + "\": " + why);
+
+    config::Config c;
+    c.target.cores = o.cores;
+    c.target.log_level = o.log_level;
+    c.target.management_socket = o.management_socket;
+    c.backends.push_back({"ns1", o.backend, *size, nlohmann::json::object()});
+    config::SubsystemConfig s;
+    s.nqn = o.nqn;
+    s.serial = o.serial;
+    s.model = o.model;
+    s.allowed_hosts = o.allow_hosts;
+    s.allow_any_host = o.allow_hosts.empty();
+    s.namespaces.push_back({1, "ns1", o.block_size, std::nullopt, std::nullopt, 1});
+    c.subsystems.push_back(s);
+    for (auto &l : o.listen) {
+        auto addr = nvmeof::transport::parse_listen_address(l);
+        if (!addr) return fail("--listen " + addr.error().message);
+        c.listeners.push_back({o.transport, addr->host, addr->port, std::nullopt});
+    }
+    if (o.discovery != "none") {
+        auto addr = nvmeof::transport::parse_listen_address(o.discovery);
+        if (!addr) return fail("--discovery " + addr.error().message);
+        c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt};
+    }
+    return c;
+}
+
+} // namespace skiff::target_app

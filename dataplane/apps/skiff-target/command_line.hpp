@@ -1,0 +1,38 @@
+// skiff-target's command line: the options, and the configuration they describe when no file
+// is given (the built-in default: a 1 GiB RAM namespace on 127.0.0.1:4420).
+#pragma once
+
+#include "skiff/config/config.hpp"
+#include "skiff/core/status.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace skiff::target_app {
+
+struct Options {
+    std::string config_file;   // --config
+    std::string check_file;    // --check-config
+    std::string nvmetcli_file; // --nvmetcli
+    std::string management_socket;
+    std::vector<std::string> listen{"127.0.0.1:4420"};
+    std::string discovery = "127.0.0.1:8009";
+    std::string nqn = "nqn.2026-11.io.skiff:default";
+    std::string transport = "tcp";
+    std::string backend = "ram";
+    std::string size = "1GiB";
+    uint32_t block_size = 512;
+    std::string serial = "SKIFF0001";
+    std::string model = "skiff RAM namespace";
+    std::vector<std::string> allow_hosts;
+    int cores = 1;
+    std::string log_level = "info";
+};
+
+void add_options(CLI::App &app, Options &o);
+// The configuration the single-subsystem options describe. The error names the option.
+Result<config::Config> config_from_options(const Options &o);
+
+} // namespace skiff::target_app
