@@ -20,6 +20,11 @@
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
 #                     queues with commands in flight, flush / write zeroes / deallocate, the
 #                     statuses of bad commands, shutdown.
+#   rdma-target       skiff-target --transport rdma INSIDE the guest on soft-RoCE (rxe0,
+#                     192.168.77.1); the kernel nvme-rdma initiator discovers, connects, fio crc32c
+#                     verify (4k random + 128k sequential), disconnects.
+#   rdma-reconnect    tests/lab/rdma-reconnect.sh: 20 nvme-rdma connect/disconnect cycles; the
+#                     guest's `rdma res` QP/MR/PD/CQ/CM-id counts return to their starting values.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -90,7 +95,23 @@ lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
 /lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet)
+test_rdma_target() {
+  # The target runs in the guest (the host has no RDMA); the guest sees the checkout at the same
+  # path and takes missing host libraries through with-host-libs.
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
+  GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, nsze $LAB_NSZE as configured'" \
+    "$lab/examples/guest-target-rdma.sh"
+}
+
+test_rdma_reconnect() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
+}
+
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -130,7 +130,7 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
         std::string says;
     };
     for (const Case &c : std::vector<Case>{
-             {{"--transport", "rdma"}, "NVMe/RDMA is not implemented yet; use --transport tcp"},
+             {{"--transport", "udp"}, "--transport \"udp\": unknown; use tcp or rdma"},
              {{"--size", "3 bananas"}, "such as 512MiB or 1GiB"},
              {{"--block-size", "1000"}, "use 512 or 4096"},
              {{"--backend", "disk"}, "use ram or null"},

@@ -24,7 +24,9 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
         ->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
-    app.add_option("--transport", o.transport, "tcp (rdma is not available yet)")->capture_default_str();
+    app.add_option("--transport", o.transport,
+                   "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")
+        ->capture_default_str();
     app.add_option("--backend", o.backend,
                    "namespace storage: ram (in memory) or null (reads zeroes, drops writes)")
         ->capture_default_str();
@@ -45,9 +47,8 @@ Result<config::Config> config_from_options(const Options &o) {
     if (!log::parse_level(o.log_level))
         return fail("--log-level: unknown level \"" + o.log_level +
                     "\"; use trace, debug, info, warn, error");
-    if (o.transport == "rdma")
-        return fail("--transport rdma: NVMe/RDMA is not implemented yet; use --transport tcp");
-    if (o.transport != "tcp") return fail("--transport \"" + o.transport + "\": unknown; use tcp");
+    if (o.transport != "tcp" && o.transport != "rdma")
+        return fail("--transport \"" + o.transport + "\": unknown; use tcp or rdma");
     if (o.block_size != 512 && o.block_size != 4096)
         return fail("--block-size " + std::to_string(o.block_size) + ": use 512 or 4096");
     auto size = config::parse_size(o.size);

@@ -26,7 +26,10 @@ void identify_namespace(Request &req) {
 }
 
 void identify_controller(Request &req) {
-    fill_identify_controller(*req.queue->controller(), *reinterpret_cast<nvme_id_ctrl *>(req.buf));
+    auto &id = *reinterpret_cast<nvme_id_ctrl *>(req.buf);
+    fill_identify_controller(*req.queue->controller(), id);
+    // Keyed SGL data blocks exist on RDMA only (as nvmet's NVMF_KEYED_SGLS).
+    if (req.queue->port().trtype == "rdma") id.sgls |= 1u << 2;
     complete(req);
 }
 
