@@ -3,6 +3,13 @@
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
 
+// The aio backend is built by another branch (engineer i5a); make_aio() uses it as soon as its
+// header is in the tree, and says so clearly until then.
+#if __has_include("skiff/dataplane/aio_device.hpp")
+#include "skiff/dataplane/aio_device.hpp"
+#define SKIFF_HAVE_AIO_DEVICE 1
+#endif
+
 namespace skiff::dataplane {
 namespace {
 

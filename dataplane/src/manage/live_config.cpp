@@ -44,6 +44,15 @@ bool ns_unchanged(const Config &cur, const Config &next, const config::Namespace
     return ba && bb && *ba == *bb;
 }
 
+// The smallest block size the device can serve (O_DIRECT alignment), where devices say so.
+template <typename Device>
+uint32_t min_block_size_of(const Device &d) {
+    if constexpr (requires { d.min_block_size(); })
+        return d.min_block_size();
+    else
+        return 512;
+}
+
 // What apply() refuses to change on a running target, or an empty string.
 std::string needs_restart(const Config &cur, const Config &next) {
     if (cur.target.cores != next.target.cores)
@@ -112,6 +121,11 @@ LiveConfig::make_namespace(const std::string &nqn, const config::NamespaceConfig
                                                         std::to_string(size) +
                                                         " bytes, not a non-zero multiple of the " +
                                                         std::to_string(ns.block_size) + "-byte block size");
+    if (uint32_t min = min_block_size_of(*device); ns.block_size % min)
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "namespace " + std::to_string(ns.nsid) + " of " + nqn + ": block size " +
+                              std::to_string(ns.block_size) + " is not a multiple of backend \"" +
+                              ns.backend + "\"'s smallest block (" + std::to_string(min) + " bytes)");
     tgt::NamespaceIds ids = tgt::derive_namespace_ids(nqn, ns.nsid);
     if (ns.uuid) ids.uuid = *ns.uuid;
     if (ns.nguid) ids.nguid = *ns.nguid;
