@@ -63,7 +63,7 @@ ctrl=""
 wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
   || { echo "FAIL: no /dev/nvmeXn1"; exit 1; }
 echo "controller $ctrl"; nvme list
-( while [ ! -e "$WORK/stop" ]; do lab_fio_verify /dev/${ctrl}n1 2M >"/tmp/fio.log" 2>&1 || { cat /tmp/fio.log; exit 1; }; done ) &
+( while [ ! -e "$WORK/stop" ]; do lab_fio_verify /dev/${ctrl}n1 2M >"/tmp/fio.log" 2>&1 || { cat /tmp/fio.log; exit 1; }; echo pass >>/tmp/fio.passes; done ) &
 fio_pid=$!
 rc=0
 touch "$WORK/connected"
@@ -76,6 +76,9 @@ if wait_for "[ ! -e /dev/${ctrl}n2 ]"; then echo "== namespace 2 disappeared"; n
 else echo "FAIL: /dev/${ctrl}n2 is still there"; rc=1; fi
 touch "$WORK/stop"
 wait $fio_pid || { echo "FAIL: fio verify on namespace 1 failed"; rc=1; }
+passes=$(cat /tmp/fio.passes 2>/dev/null | wc -l)
+echo "fio verify passes on namespace 1 while namespace 2 came and went: $passes"
+[ "$passes" -ge 1 ] || { echo "FAIL: no fio verify pass completed"; rc=1; }
 [ -b /dev/${ctrl}n1 ] || { echo "FAIL: namespace 1 went away"; rc=1; }
 nvme disconnect -n "$NQN" || rc=1
 exit $rc
