@@ -25,6 +25,10 @@
 #                     verify (4k random + 128k sequential), disconnects.
 #   rdma-reconnect    tests/lab/rdma-reconnect.sh: 20 nvme-rdma connect/disconnect cycles; the
 #                     guest's `rdma res` QP/MR/PD/CQ/CM-id counts return to their starting values.
+#   perf-vs-nvmet     bench's skiff-perf (build/bin/skiff-perf) as a generic NVMe/TCP initiator
+#                     against the Linux kernel's nvmet-tcp in the guest: 2 s of 4k randrw with
+#                     --verify on 2 queues, then 1 s of 128k sequential reads; both must finish
+#                     with I/O done and no verify error.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -111,7 +115,19 @@ test_rdma_reconnect() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect)
+test_perf_vs_nvmet() {
+  local nqn=nqn.2026-11.io.skiff:kernel-nvmet perf="$checkout/build/bin/skiff-perf"
+  [ -x "$perf" ] || { echo "lab-tests: $perf missing"; return 1; }
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
+. /lab/guest/nvmet.sh
+dev=\$(lab_nullblk 1 1)
+lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
+run() { /lab/guest/with-host-libs $perf --addr 127.0.0.1 --port 4420 --nqn $nqn --no-progress --ramp 0 \"\$@\"; }
+run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
+run --rw read --bs 128k --qd 8 --time 1s --json"
+}
+
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

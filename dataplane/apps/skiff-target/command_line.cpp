@@ -38,6 +38,10 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--allow-host", o.allow_hosts,
                    "host NQN allowed to connect (repeatable; default: any host)");
     app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--idle-poll-us", o.idle_poll_us,
+                   "busy-poll this long (microseconds) after the last work, then sleep in epoll until "
+                   "traffic returns (0: always sleep)")
+        ->capture_default_str();
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
 }

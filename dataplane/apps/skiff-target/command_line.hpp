@@ -28,6 +28,7 @@ struct Options {
     std::string model = "skiff RAM namespace";
     std::vector<std::string> allow_hosts;
     int cores = 1;
+    int64_t idle_poll_us = 200; // applies with a configuration file too
     std::string log_level = "info";
 };
 

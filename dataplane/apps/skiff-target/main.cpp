@@ -82,6 +82,8 @@ int main(int argc, char **argv) {
     CLI11_PARSE(app, argc, argv);
 
     if (!o.check_file.empty()) return check_config(o.check_file);
+    if (o.idle_poll_us < 0 || o.idle_poll_us > 10000000)
+        return fail("--idle-poll-us " + std::to_string(o.idle_poll_us) + ": use 0..10000000 (10 s)");
     if (!o.config_file.empty() && !o.nvmetcli_file.empty())
         return fail("--config and --nvmetcli: give one configuration file, not both");
 
@@ -119,6 +121,7 @@ int main(int argc, char **argv) {
     if (auto st = live.build(); !st) return fail(st.error().message);
     dataplane::ServiceOptions sopts;
     sopts.poll_groups = cfg.target.cores;
+    sopts.poll.idle_poll_us = static_cast<uint32_t>(o.idle_poll_us);
     dataplane::TargetService service(target, sopts);
     if (auto st = service.start(); !st) return fail(st.error().message);
     if (auto st = live.attach(service); !st) return fail(st.error().message);

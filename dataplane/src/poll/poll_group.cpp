@@ -16,7 +16,6 @@ namespace {
 
 constexpr int kMaxEvents = 64;
 constexpr uint64_t kTimerPeriodMs = 100;    // keep-alive checks and async events
-constexpr uint64_t kBusyPollWindowUs = 200; // keep spinning this long after the last work
 constexpr int kSleepTimeoutMs = 100;
 
 uint64_t now_us() {
@@ -32,7 +31,7 @@ constexpr int kPeBudget = 64; // progress calls per iteration
 
 } // namespace
 
-PollGroup::PollGroup(int index) : index_(index) {}
+PollGroup::PollGroup(int index, PollGroupOptions options) : index_(index), options_(options) {}
 
 PollGroup::~PollGroup() {
     stop();
@@ -149,7 +148,7 @@ void PollGroup::run() {
     while (!stop_.load(std::memory_order_relaxed)) {
         passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         uint64_t now = now_us();
-        bool idle = now - last_work > kBusyPollWindowUs;
+        bool idle = now - last_work >= options_.idle_poll_us;
         // Before sleeping, arm the progress engine so a completion wakes the group.
         if (idle) doca_pe_request_notification(pe_);
         int n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);

@@ -1,6 +1,6 @@
 // A poll group: one thread that owns a set of connections and drives them. It busy-polls
-// while there is work and sleeps in epoll after a short idle period, so an idle target does
-// not burn a core. Each group owns a doca_pe progressed every iteration, its notification fd in
+// while there is work and sleeps in epoll once nothing happened for idle_poll_us (adaptive
+// polling), so an idle target does not burn a core. Each group owns a doca_pe progressed every iteration, its notification fd in
 // the group's epoll set. Connections arrive by message (a lock-free queue plus an eventfd), never by
 // sharing a lock with the acceptor or other groups.
 #pragma once
@@ -21,9 +21,15 @@
 
 namespace skiff::dataplane {
 
+struct PollGroupOptions {
+    // Keep busy-polling this long after the last work before sleeping in epoll_wait. Longer
+    // windows save the wake-up latency between bursts at the price of CPU; 0 sleeps at once.
+    uint32_t idle_poll_us = 200;
+};
+
 class PollGroup {
   public:
-    explicit PollGroup(int index);
+    explicit PollGroup(int index, PollGroupOptions options = {});
     ~PollGroup();
     PollGroup(const PollGroup &) = delete;
     PollGroup &operator=(const PollGroup &) = delete;
@@ -60,6 +66,7 @@ class PollGroup {
     void close_all(const char *why);
 
     int index_;
+    PollGroupOptions options_;
     int epoll_fd_ = -1;
     int wake_fd_ = -1;
     std::thread thread_;
