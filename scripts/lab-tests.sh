@@ -11,6 +11,10 @@
 #   kernel-initiator-options  tests/lab/kernel-initiator-options.sh: the kernel initiator against
 #                     skiff-target with header + data digests, 2 I/O queues of depth 32, KATO
 #                     15 s; fio verify; disconnect; the target exits 0 on SIGTERM.
+#   live-namespace    tests/lab/live-namespace.sh: skiff-target from a config file; the guest
+#                     keeps fio verify running on namespace 1 while skiff-ctl adds namespace 2
+#                     (the guest sees /dev/nvmeXn2 appear without reconnecting) and removes it
+#                     (it disappears).
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
@@ -81,6 +85,10 @@ test_kernel_initiator_options() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/kernel-initiator-options.sh"
 }
 
+test_live_namespace() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/live-namespace.sh"
+}
+
 test_initiator_vs_nvmet() {
   local nqn=nqn.2026-11.io.skiff:kernel-nvmet
   # null_blk with memory_backed=1 keeps what is written, so read-back can be verified.
@@ -119,7 +127,7 @@ run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
 run --rw read --bs 128k --qd 8 --time 1s --json"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -190,7 +190,9 @@ void PollGroup::run() {
     nvmeof::target::IoGate::set_thread_lane(index_ % nvmeof::target::IoGate::kMaxLanes);
     epoll_event events[kMaxEvents];
     uint64_t last_work = now_us(), last_timer = 0;
+    running_.store(true, std::memory_order_release);
     while (!stop_.load(std::memory_order_relaxed)) {
+        passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         uint64_t now = now_us();
         bool idle = now - last_work >= options_.idle_poll_us;
         // Before sleeping, arm the progress engine so a completion wakes the group.
@@ -236,6 +238,7 @@ void PollGroup::run() {
         if (work) last_work = now;
     }
     close_all("target shutting down");
+    running_.store(false, std::memory_order_release);
 }
 
 } // namespace skiff::dataplane

@@ -17,53 +17,62 @@ TargetService::TargetService(nvmeof::target::Target &target, ServiceOptions opti
 
 TargetService::~TargetService() {
     stop();
-    for (auto &l : listeners_) ::close(l.fd);
+    for (auto &[id, l] : listeners_) ::close(l.fd);
     if (epoll_fd_ >= 0) ::close(epoll_fd_);
     if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
-Status TargetService::start() {
+Result<nvmeof::target::Port>
+TargetService::open_listener(const ListenAddress &addr, bool discovery_only,
+                             std::optional<std::vector<std::string>> subsystems) {
     auto log = skiff::log::get("target");
-    auto open = [&](const ListenAddress &addr, bool discovery_only) -> Status {
-        auto transport = transport_for(addr.trtype);
-        if (!transport) return transport.error();
-        nvmeof::transport::Transport *t = *transport;
-        auto fd = t->listen(addr);
-        if (!fd) return fd.error();
-        ListenAddress bound = addr;
-        bound.port = t->bound_port(*fd);
-        nvmeof::target::Port port;
-        port.trtype = addr.trtype;
-        port.traddr = bound.host;
-        port.trsvcid = std::to_string(bound.port);
-        port.discovery_only = discovery_only;
-        port = target_.add_port(port);
-        listeners_.push_back({*fd, bound, port, t});
-        if (discovery_only) {
-            log->info("listening: {} {} (discovery)", t->name(), bound.str());
-        } else {
-            std::string names;
-            for (auto &s : target_.subsystems()) names += (names.empty() ? "" : ", ") + s->nqn();
-            log->info("listening: {} {} (subsystem {}; discovery too)", t->name(), bound.str(),
-                      names);
-        }
-        return Status::success();
-    };
-    for (auto &addr : options_.listeners)
-        if (auto st = open(addr, false); !st) return st;
-    if (options_.discovery)
-        if (auto st = open(*options_.discovery, true); !st) return st;
+    auto transport = transport_for(addr.trtype);
+    if (!transport) return transport.error();
+    nvmeof::transport::Transport *t = *transport;
+    auto fd = t->listen(addr);
+    if (!fd) return fd.error();
+    ListenAddress bound = addr;
+    bound.port = t->bound_port(*fd);
+    nvmeof::target::Port port;
+    port.trtype = addr.trtype;
+    port.traddr = bound.host;
+    port.trsvcid = std::to_string(bound.port);
+    port.discovery_only = discovery_only;
+    port.subsystems = std::move(subsystems);
+    port = target_.add_port(port);
+    {
+        std::lock_guard lock(listeners_mu_);
+        listeners_[port.id] = {*fd, bound, port, t};
+    }
+    if (epoll_fd_ >= 0) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.u64 = port.id;
+        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, *fd, &ev);
+    }
+    if (discovery_only) {
+        log->info("listening: {} {} (discovery)", t->name(), bound.str());
+    } else {
+        std::string names;
+        for (auto &s : target_.subsystems())
+            if (port.lists(s->nqn())) names += (names.empty() ? "" : ", ") + s->nqn();
+        log->info("listening: {} {} (subsystem {}; discovery too)", t->name(), bound.str(),
+                  names.empty() ? "none" : names);
+    }
+    return port;
+}
 
+Status TargetService::start() {
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = UINT64_MAX;
     epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
-    for (size_t i = 0; i < listeners_.size(); ++i) {
-        ev.data.u64 = i;
-        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listeners_[i].fd, &ev);
-    }
+    for (auto &addr : options_.listeners)
+        if (auto p = open_listener(addr, false, std::nullopt); !p) return p.error();
+    if (options_.discovery)
+        if (auto p = open_listener(*options_.discovery, true, std::nullopt); !p) return p.error();
     int n = std::max(1, options_.poll_groups);
     for (int i = 0; i < n; ++i) {
         groups_.push_back(std::make_unique<PollGroup>(i, options_.poll));
@@ -84,7 +93,34 @@ void TargetService::stop() {
     skiff::log::get("target")->info("stopped: all connections closed");
 }
 
+Result<nvmeof::target::Port> TargetService::add_listener(const ListenAddress &addr, bool discovery_only,
+                                                         std::optional<std::vector<std::string>> subsystems) {
+    return open_listener(addr, discovery_only, std::move(subsystems));
+}
+
+Status TargetService::remove_listener(uint16_t port_id) {
+    std::lock_guard lock(listeners_mu_);
+    auto it = listeners_.find(port_id);
+    if (it == listeners_.end())
+        return make_error(DOCA_ERROR_NOT_FOUND, "no listener with port id " + std::to_string(port_id));
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
+    ::close(it->second.fd);
+    skiff::log::get("target")->info("stopped listening: {} {}", it->second.addr.trtype,
+                                    it->second.addr.str());
+    listeners_.erase(it);
+    target_.remove_port(port_id);
+    return Status::success();
+}
+
+std::optional<ListenAddress> TargetService::listener_address(uint16_t port_id) const {
+    std::lock_guard lock(listeners_mu_);
+    auto it = listeners_.find(port_id);
+    if (it == listeners_.end()) return std::nullopt;
+    return it->second.addr;
+}
+
 Result<nvmeof::transport::Transport *> TargetService::transport_for(const std::string &trtype) {
+    std::lock_guard lock(listeners_mu_);
     for (auto &t : transports_)
         if (trtype == t->name()) return t.get();
     auto made = nvmeof::transport::make_transport(trtype);
@@ -94,9 +130,24 @@ Result<nvmeof::transport::Transport *> TargetService::transport_for(const std::s
 }
 
 std::vector<ListenAddress> TargetService::bound() const {
+    std::lock_guard lock(listeners_mu_);
     std::vector<ListenAddress> out;
-    for (auto &l : listeners_) out.push_back(l.addr);
+    for (bool discovery : {false, true})
+        for (auto &[id, l] : listeners_)
+            if (l.port.discovery_only == discovery) out.push_back(l.addr);
     return out;
+}
+
+std::vector<uint64_t> TargetService::quiescent_snapshot() const {
+    std::vector<uint64_t> out;
+    for (auto &g : groups_) out.push_back(g->passes());
+    return out;
+}
+
+bool TargetService::passed(const std::vector<uint64_t> &snapshot) const {
+    for (size_t i = 0; i < snapshot.size() && i < groups_.size(); ++i)
+        if (groups_[i]->running() && groups_[i]->passes() <= snapshot[i]) return false;
+    return true;
 }
 
 void TargetService::accept_loop() {
@@ -106,7 +157,10 @@ void TargetService::accept_loop() {
         if (n < 0 && errno == EINTR) continue;
         for (int i = 0; i < n; ++i) {
             if (events[i].data.u64 == UINT64_MAX) return; // stop()
-            const Listener &l = listeners_[events[i].data.u64];
+            std::lock_guard lock(listeners_mu_);
+            auto it = listeners_.find(static_cast<uint16_t>(events[i].data.u64));
+            if (it == listeners_.end()) continue; // removed meanwhile
+            const Listener &l = it->second;
             while (auto conn = l.transport->accept(l.fd, target_, l.port))
                 groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
         }

@@ -56,6 +56,7 @@ RdmaQueuePair::RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &t
 
 RdmaQueuePair::~RdmaQueuePair() {
     finish("connection destroyed");
+    for (auto &req : reqs_) queue_.release(req); // requests that never completed (namespace pins)
     destroy();
 }
 

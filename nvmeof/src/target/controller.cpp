@@ -1,5 +1,7 @@
 #include "skiff/nvmeof/target/controller.hpp"
 
+#include <algorithm>
+
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
 #include "skiff/nvmeof/target/request.hpp"
@@ -93,6 +95,15 @@ IoTotals Controller::io_totals() const {
     for (Queue *q : queues_)
         if (q) sum += q->io_counters().totals();
     return sum;
+}
+
+std::vector<Controller::QueueStats> Controller::queue_stats() const {
+    std::lock_guard lock(queues_mu_);
+    std::vector<QueueStats> out;
+    for (Queue *q : queues_)
+        if (q) out.push_back({q->qid(), q->depth(), q->io_counters().totals()});
+    std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.qid < b.qid; });
+    return out;
 }
 
 bool Controller::park_aer(Request &req) {

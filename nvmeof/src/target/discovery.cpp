@@ -50,7 +50,8 @@ void execute_discovery_log(Request &req) {
     for (const Port &port : target.ports()) {
         if (port.discovery_only) continue;
         for (const auto &subsys : target.subsystems())
-            if (subsys->host_allowed(hostnqn)) add(make_entry(port, subsys->nqn(), NVME_NQN_NVME));
+            if (port.lists(subsys->nqn()) && subsys->host_allowed(hostnqn))
+                add(make_entry(port, subsys->nqn(), NVME_NQN_NVME));
     }
     add(make_entry(q.port(), kDiscoveryNqn, NVME_NQN_CURR));
 

@@ -23,6 +23,12 @@ Namespace::Namespace(uint32_t nsid, uint32_t block_size, std::shared_ptr<BlockDe
     assert(std::has_single_bit(block_size) && block_size >= 512);
 }
 
+int64_t Namespace::pinned() const {
+    int64_t sum = 0;
+    for (const PinLane &l : pins_) sum += l.n.load(std::memory_order_acquire);
+    return sum;
+}
+
 NamespaceIds derive_namespace_ids(std::string_view nqn, uint32_t nsid) {
     // Four CRC32C lanes over "nqn/nsid/lane" give 16 stable bytes; good enough for ids that
     // only need to be unique per target and stable across restarts.

@@ -45,7 +45,16 @@ bool Queue::prepare(Request &req) {
     if (!ctrl_) return detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
     if (qid_ == 0)
         return ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
-    return detail::parse_io(req);
+    bool ok = detail::parse_io(req);
+    // The request holds its namespace until it completes or is released (safe removal).
+    if (req.ns) req.ns->pin();
+    return ok;
+}
+
+void Queue::release(Request &req) {
+    if (!req.ns) return;
+    req.ns->unpin();
+    req.ns = nullptr;
 }
 
 void Queue::execute(Request &req) {
@@ -90,6 +99,7 @@ void Queue::complete(Request &req) {
         req.holds_gate = false;
         req.ns->gate().leave();
     }
+    release(req);
     req.cqe.sq_id = qid_;
     req.cqe.sq_head = sqflow_disabled_ ? 0xFFFF : sq_head_;
     req.cqe.cid = req.cmd.cid;

@@ -27,8 +27,48 @@ Status Subsystem::add_namespace(std::shared_ptr<Namespace> ns) {
     return Status::success();
 }
 
+std::shared_ptr<Namespace> Subsystem::remove_namespace(uint32_t nsid) {
+    if (nsid == 0 || nsid > kMaxNamespaces) return nullptr;
+    std::lock_guard lock(mu_);
+    Namespace *raw = slots_[nsid - 1].load();
+    if (!raw) return nullptr;
+    slots_[nsid - 1].store(nullptr, std::memory_order_release);
+    ns_generation_.fetch_add(1, std::memory_order_acq_rel);
+    auto it = std::find_if(owned_.begin(), owned_.end(), [&](auto &p) { return p.get() == raw; });
+    std::shared_ptr<Namespace> out = *it;
+    owned_.erase(it);
+    return out;
+}
+
+std::vector<std::shared_ptr<Namespace>> Subsystem::namespaces() const {
+    std::lock_guard lock(mu_);
+    auto out = owned_;
+    std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a->nsid() < b->nsid(); });
+    return out;
+}
+
+void Subsystem::allow_host(const std::string &hostnqn) {
+    std::lock_guard lock(mu_);
+    if (std::find(allowed_hosts_.begin(), allowed_hosts_.end(), hostnqn) == allowed_hosts_.end())
+        allowed_hosts_.push_back(hostnqn);
+}
+
+bool Subsystem::disallow_host(const std::string &hostnqn) {
+    std::lock_guard lock(mu_);
+    auto it = std::find(allowed_hosts_.begin(), allowed_hosts_.end(), hostnqn);
+    if (it == allowed_hosts_.end()) return false;
+    allowed_hosts_.erase(it);
+    return true;
+}
+
+std::vector<std::string> Subsystem::allowed_hosts() const {
+    std::lock_guard lock(mu_);
+    return allowed_hosts_;
+}
+
 bool Subsystem::host_allowed(std::string_view hostnqn) const {
     if (allow_any_host_ || is_discovery()) return true;
+    std::lock_guard lock(mu_);
     return std::find(allowed_hosts_.begin(), allowed_hosts_.end(), hostnqn) != allowed_hosts_.end();
 }
 

@@ -2,6 +2,8 @@
 
 #include "skiff/core/log.hpp"
 
+#include <algorithm>
+
 namespace skiff::nvmeof::target {
 
 Target::Target(Limits limits)
@@ -37,12 +39,54 @@ std::vector<std::shared_ptr<Subsystem>> Target::subsystems() const {
     return subsystems_;
 }
 
+std::shared_ptr<Subsystem> Target::remove_subsystem(std::string_view nqn) {
+    std::shared_ptr<Subsystem> out;
+    std::vector<std::shared_ptr<Controller>> doomed;
+    {
+        std::lock_guard lock(mu_);
+        auto it =
+            std::find_if(subsystems_.begin(), subsystems_.end(), [&](auto &s) { return s->nqn() == nqn; });
+        if (it == subsystems_.end()) return nullptr;
+        out = *it;
+        subsystems_.erase(it);
+        ++discovery_generation_;
+        for (auto &[id, ctrl] : controllers_)
+            if (&ctrl->subsystem() == out.get()) doomed.push_back(ctrl);
+    }
+    for (auto &ctrl : doomed) ctrl->kill("subsystem removed");
+    return out;
+}
+
 Port Target::add_port(Port port) {
     std::lock_guard lock(mu_);
-    port.id = static_cast<uint16_t>(ports_.size() + 1);
+    port.id = next_port_id_++;
     ports_.push_back(port);
     ++discovery_generation_;
     return port;
+}
+
+std::optional<Port> Target::find_port(uint16_t id) const {
+    std::lock_guard lock(mu_);
+    for (auto &p : ports_)
+        if (p.id == id) return p;
+    return std::nullopt;
+}
+
+void Target::remove_port(uint16_t id) {
+    std::lock_guard lock(mu_);
+    std::erase_if(ports_, [&](const Port &p) { return p.id == id; });
+    ++discovery_generation_;
+}
+
+Status Target::set_port_subsystems(uint16_t id, std::optional<std::vector<std::string>> nqns) {
+    std::lock_guard lock(mu_);
+    for (auto &p : ports_) {
+        if (p.id != id) continue;
+        p.subsystems = std::move(nqns);
+        ++discovery_generation_;
+        return Status::success();
+    }
+    return make_error(DOCA_ERROR_NOT_FOUND, "no port with id " + std::to_string(id));
 }
 
 std::vector<Port> Target::ports() const {
@@ -51,17 +95,25 @@ std::vector<Port> Target::ports() const {
 }
 
 bool Target::port_exposes(const Port &port, const Subsystem &subsystem) const {
-    return subsystem.is_discovery() || !port.discovery_only;
+    if (subsystem.is_discovery()) return true;
+    if (port.discovery_only) return false;
+    // A port that was removed while the queue stayed connected keeps what it had.
+    auto now = find_port(port.id);
+    return (now ? *now : port).lists(subsystem.nqn());
 }
 
 std::shared_ptr<Controller> Target::create_controller(std::shared_ptr<Subsystem> subsystem,
                                                       std::string hostnqn, std::array<uint8_t, 16> hostid,
                                                       uint32_t kato_ms, uint16_t port_id) {
     std::lock_guard lock(mu_);
-    // Dynamic controller model: ids 1..0xFFEF, skipping ones still in use.
-    for (int tries = 0; tries < 0xFFEF; ++tries) {
-        uint16_t id = next_cntlid_;
-        next_cntlid_ = next_cntlid_ >= 0xFFEF ? 1 : static_cast<uint16_t>(next_cntlid_ + 1);
+    // Dynamic controller model: ids from the subsystem's range (1..0xFFEF by default), skipping
+    // ones still in use, continuing after the last one handed out.
+    uint16_t lo = subsystem->cntlid_min(), hi = subsystem->cntlid_max();
+    uint16_t next = next_cntlid_ < lo || next_cntlid_ > hi ? lo : next_cntlid_;
+    for (uint32_t tries = 0; tries <= uint32_t(hi - lo); ++tries) {
+        uint16_t id = next;
+        next = next >= hi ? lo : static_cast<uint16_t>(next + 1);
+        next_cntlid_ = next;
         if (controllers_.count(id)) continue;
         auto ctrl = std::make_shared<Controller>(id, std::move(subsystem), std::move(hostnqn), hostid,
                                                  kato_ms, port_id, limits_);
@@ -85,6 +137,13 @@ void Target::remove_controller(uint16_t cntlid) {
 size_t Target::controller_count() const {
     std::lock_guard lock(mu_);
     return controllers_.size();
+}
+
+std::vector<std::shared_ptr<Controller>> Target::controllers() const {
+    std::lock_guard lock(mu_);
+    std::vector<std::shared_ptr<Controller>> out;
+    for (auto &[id, ctrl] : controllers_) out.push_back(ctrl);
+    return out;
 }
 
 uint64_t Target::discovery_generation() const {

@@ -73,6 +73,8 @@ TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, tar
 
 TcpQueuePair::~TcpQueuePair() {
     finish("connection destroyed");
+    for (auto &req : reqs_) queue_.release(req); // requests that never completed
+
     ::close(fd_);
     if (buffers_) munmap(buffers_, buffers_len_);
 }

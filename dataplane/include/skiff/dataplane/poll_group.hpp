@@ -44,6 +44,10 @@ class PollGroup final : public nvmeof::target::PollContext {
     // Hands a freshly accepted connection to this group (any thread).
     void add_connection(std::unique_ptr<nvmeof::transport::Connection> conn);
     size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+    // Loop passes so far: bumped at the top of every iteration, where the group holds no raw
+    // pointer from the iteration before (the quiescent point namespace retirement waits for).
+    uint64_t passes() const { return passes_.load(std::memory_order_acquire); }
+    bool running() const { return running_.load(std::memory_order_acquire); }
     int index() const override { return index_; }
 
     // The group's progress engine: DMA and other core contexts that serve this group's
@@ -89,6 +93,8 @@ class PollGroup final : public nvmeof::target::PollContext {
     std::vector<std::unique_ptr<Entry>> entries_;
     std::vector<std::unique_ptr<FdWatch>> watches_;
     std::atomic<size_t> connection_count_{0};
+    std::atomic<uint64_t> passes_{0};
+    std::atomic<bool> running_{false};
     doca_pe *pe_ = nullptr;
     doca_notification_handle_t pe_handle_ = -1;
 };

@@ -8,7 +8,9 @@
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -37,6 +39,22 @@ class TargetService {
     // The addresses actually bound, I/O listeners first, then discovery (port 0 resolved).
     std::vector<nvmeof::transport::ListenAddress> bound() const;
     const PollGroup &group(size_t i) const { return *groups_.at(i); }
+    size_t group_count() const { return groups_.size(); }
+
+    // Live listener changes (control plane, any thread; after start()). add_listener binds
+    // and registers the port, returning it; remove_listener stops accepting on it (connections
+    // made through it stay).
+    Result<nvmeof::target::Port>
+    add_listener(const nvmeof::transport::ListenAddress &addr, bool discovery_only,
+                 std::optional<std::vector<std::string>> subsystems = std::nullopt);
+    Status remove_listener(uint16_t port_id);
+    // The bound address of a port (port 0 resolved).
+    std::optional<nvmeof::transport::ListenAddress> listener_address(uint16_t port_id) const;
+
+    // Every poll group's count of loop passes (quiescent points): a group past a snapshot taken
+    // after some change no longer runs code that saw the state before it.
+    std::vector<uint64_t> quiescent_snapshot() const;
+    bool passed(const std::vector<uint64_t> &snapshot) const;
 
   private:
     struct Listener {
@@ -46,13 +64,17 @@ class TargetService {
         nvmeof::transport::Transport *transport;
     };
     void accept_loop();
+    Result<nvmeof::target::Port> open_listener(const nvmeof::transport::ListenAddress &addr,
+                                               bool discovery_only,
+                                               std::optional<std::vector<std::string>> subsystems);
     // The transport serving trtype, created on first use.
     Result<nvmeof::transport::Transport *> transport_for(const std::string &trtype);
 
     nvmeof::target::Target &target_;
     ServiceOptions options_;
     std::vector<std::unique_ptr<nvmeof::transport::Transport>> transports_;
-    std::vector<Listener> listeners_;
+    mutable std::mutex listeners_mu_;        // control plane: the acceptor and live changes
+    std::map<uint16_t, Listener> listeners_; // by port id
     std::vector<std::unique_ptr<PollGroup>> groups_;
     std::thread acceptor_;
     int epoll_fd_ = -1;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace skiff::nvmeof::target {
 
@@ -73,6 +74,13 @@ class Controller {
     void detach_queue(Queue *q); // folds the queue's counts into the subsystem's totals
     // Everything this subsystem's queues ever did, live and gone.
     IoTotals io_totals() const;
+    // Per live queue: id, depth, and what it did (skiff-ctl controllers).
+    struct QueueStats {
+        uint16_t qid;
+        uint16_t depth;
+        IoTotals io;
+    };
+    std::vector<QueueStats> queue_stats() const;
 
     // Asynchronous events (admin thread only). AERs are parked until an event fires.
     bool park_aer(Request &req); // false when AERL is exceeded

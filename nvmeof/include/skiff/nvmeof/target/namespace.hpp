@@ -5,6 +5,7 @@
 #include "skiff/nvmeof/target/io_gate.hpp"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -35,6 +36,18 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     // Excludes other I/O while a fused Compare and Write runs.
     IoGate &gate() const { return gate_; }
 
+    // ANA group id (1 unless configured); stored for ANA reporting.
+    uint32_t ana_group() const { return ana_group_; }
+    void set_ana_group(uint32_t id) { ana_group_ = id; }
+
+    // Requests that hold this namespace (from parse until completion or release), counted per
+    // poll group lane: one writer per lane, a relaxed load and store, no lock and no shared
+    // read-modify-write on the data path. A removed namespace is destroyed only once the sum is
+    // zero (see dataplane NamespaceRetirement).
+    void pin() { bump(1); }
+    void unpin() { bump(-1); }
+    int64_t pinned() const;
+
     // True when [slba, slba + nlb) lies inside the namespace.
     bool contains(uint64_t slba, uint64_t nlb) const {
         return slba < num_blocks_ && nlb <= num_blocks_ - slba;
@@ -49,6 +62,15 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;
     mutable IoGate gate_;
+    uint32_t ana_group_ = 1;
+    struct alignas(64) PinLane {
+        std::atomic<int64_t> n{0};
+    };
+    void bump(int64_t d) {
+        auto &l = pins_[IoGate::thread_lane()].n;
+        l.store(l.load(std::memory_order_relaxed) + d, std::memory_order_release);
+    }
+    PinLane pins_[IoGate::kMaxLanes];
 };
 
 // A UUID, NGUID and EUI-64 derived from a subsystem NQN and nsid, stable across restarts.

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace skiff::nvmeof::target {
 
@@ -14,6 +16,10 @@ struct Port {
     // A dedicated discovery listener exposes only the discovery subsystem; an I/O listener
     // exposes every subsystem and, as Linux nvmet does, the discovery subsystem as well.
     bool discovery_only = false;
+    // The NVM subsystems an I/O listener exposes; nullopt: every subsystem (the default).
+    std::optional<std::vector<std::string>> subsystems;
+
+    bool lists(const std::string &nqn) const;
 };
 
 } // namespace skiff::nvmeof::target

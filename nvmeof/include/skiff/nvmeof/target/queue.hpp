@@ -51,6 +51,9 @@ class Queue {
     // Finishes req: leaves the namespace's I/O gate if req entered it, fills the CQE identity
     // fields and hands it to the transport.
     void complete(Request &req);
+    // Drops what req holds (its namespace pin) without completing it: transports call this for
+    // requests still in flight when the connection is destroyed. complete() does it too.
+    void release(Request &req);
 
     // The poll group that drives this queue (its loop, progress engine and backend channels).
     // The transport calls attach() on the group's thread when the group takes the connection

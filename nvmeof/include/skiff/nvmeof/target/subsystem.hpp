@@ -1,6 +1,6 @@
 // An NVM subsystem (or the discovery subsystem): identity, namespaces, and which hosts may
-// connect. Configured before the target starts; namespaces may also be added while it runs
-// (controllers then raise a namespace-attribute-changed event).
+// connect. Configured before the target starts; namespaces and hosts may also be added and
+// removed while it runs (controllers then raise a namespace-attribute-changed event).
 #pragma once
 
 #include "skiff/core/status.hpp"
@@ -39,6 +39,12 @@ class Subsystem {
 
     // Adds a namespace; nsid must be 1..kMaxNamespaces and unused. Safe while I/O runs.
     Status add_namespace(std::shared_ptr<Namespace> ns);
+    // Takes a namespace out: new commands no longer find it. Requests already holding it keep
+    // it pinned; the caller must keep the returned object alive until it is retired (no pins
+    // after every poll group passed a quiescent point). Null when there is no such namespace.
+    std::shared_ptr<Namespace> remove_namespace(uint32_t nsid);
+    // The namespaces, by nsid (control plane).
+    std::vector<std::shared_ptr<Namespace>> namespaces() const;
     // The namespace with this id, or nullptr. Lock-free: used per I/O.
     Namespace *find_namespace(uint32_t nsid) const {
         if (nsid == 0 || nsid > kMaxNamespaces) return nullptr;
@@ -50,8 +56,19 @@ class Subsystem {
     // Host access: any host, or only the NQNs on the list.
     void set_allow_any_host(bool allow) { allow_any_host_ = allow; }
     bool allow_any_host() const { return allow_any_host_; }
-    void allow_host(const std::string &hostnqn) { allowed_hosts_.push_back(hostnqn); }
+    void allow_host(const std::string &hostnqn);
+    // False when the host was not on the list.
+    bool disallow_host(const std::string &hostnqn);
+    std::vector<std::string> allowed_hosts() const;
     bool host_allowed(std::string_view hostnqn) const;
+
+    // Controller ids this subsystem hands out (nvmet's cntlid_min / cntlid_max).
+    void set_cntlid_range(uint16_t min, uint16_t max) {
+        cntlid_min_ = min;
+        cntlid_max_ = max;
+    }
+    uint16_t cntlid_min() const { return cntlid_min_; }
+    uint16_t cntlid_max() const { return cntlid_max_; }
 
     // I/O of queues that have gone away (SMART counts survive reconnects).
     RetiredIo &retired_io() { return retired_io_; }
@@ -62,10 +79,11 @@ class Subsystem {
     SubsystemIdentity identity_;
     std::array<std::atomic<Namespace *>, kMaxNamespaces> slots_{};
     std::vector<std::shared_ptr<Namespace>> owned_; // keeps namespaces alive; guarded by mu_
-    std::mutex mu_;                                 // control plane only (add_namespace)
+    mutable std::mutex mu_;                         // control plane only: namespace and host lists
     std::atomic<uint64_t> ns_generation_{0};
-    bool allow_any_host_ = true;
-    std::vector<std::string> allowed_hosts_;
+    std::atomic<bool> allow_any_host_{true};
+    std::vector<std::string> allowed_hosts_; // guarded by mu_
+    uint16_t cntlid_min_ = 1, cntlid_max_ = 0xFFEF;
     RetiredIo retired_io_;
 };
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,19 @@ class Target {
     std::shared_ptr<Subsystem> find_subsystem(std::string_view nqn) const;
     std::shared_ptr<Subsystem> discovery_subsystem() const { return discovery_; }
     std::vector<std::shared_ptr<Subsystem>> subsystems() const;
+    // Takes a subsystem out (new Connects fail); its controllers are killed, their queues close.
+    std::shared_ptr<Subsystem> remove_subsystem(std::string_view nqn);
 
     // Registers a port; returns it with its id filled in.
     Port add_port(Port port);
     std::vector<Port> ports() const;
-    // Whether a host connecting through this port may reach the subsystem at all.
+    // The port as it is now (its subsystem list may change while it runs).
+    std::optional<Port> find_port(uint16_t id) const;
+    void remove_port(uint16_t id);
+    // Replaces the subsystem list of a port (nullopt: every subsystem).
+    Status set_port_subsystems(uint16_t id, std::optional<std::vector<std::string>> nqns);
+    // Whether a host connecting through this port may reach the subsystem at all (the port's
+    // current subsystem list, not the copy a queue took when it connected).
     bool port_exposes(const Port &port, const Subsystem &subsystem) const;
 
     // Creates a controller with the next free dynamic id (1..0xFFEF).
@@ -42,6 +51,7 @@ class Target {
     // Forgets a controller (its admin queue went away); its I/O queues close on their own.
     void remove_controller(uint16_t cntlid);
     size_t controller_count() const;
+    std::vector<std::shared_ptr<Controller>> controllers() const;
 
     // Bumped when subsystems, ports or host lists change (discovery log GENCTR).
     uint64_t discovery_generation() const;
@@ -54,6 +64,7 @@ class Target {
     std::vector<Port> ports_;
     std::map<uint16_t, std::shared_ptr<Controller>> controllers_;
     uint16_t next_cntlid_ = 1;
+    uint16_t next_port_id_ = 1;
     uint64_t discovery_generation_ = 1;
 };
 

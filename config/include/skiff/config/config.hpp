@@ -1,0 +1,103 @@
+// The target configuration as skiff-target consumes it: plain data, already validated. The
+// JSON loader (load.hpp) and the nvmetcli importer (nvmetcli.hpp) produce it; save.hpp writes
+// it back. config/README.md is the schema.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skiff::config {
+
+using Id16 = std::array<uint8_t, 16>;
+
+struct TargetSettings {
+    int cores = 1; // poll groups
+    std::string log_level = "info";
+    std::string management_socket; // empty: no live management endpoint
+
+    bool operator==(const TargetSettings &) const = default;
+};
+
+// Transport parameters. The target applies one set of limits to every transport today, so all
+// entries must agree (the validator says so when they do not).
+struct TransportSettings {
+    std::string trtype = "tcp";
+    uint32_t max_queue_depth = 128; // I/O queue entries (CAP.MQES + 1)
+    uint32_t max_admin_queue_depth = 32;
+    uint32_t max_io_queues = 64;
+    uint32_t in_capsule_data_size = 8192; // bytes of data a command capsule may carry
+    uint32_t max_io_size = 128 * 1024;    // MDTS in bytes
+    uint32_t discovery_kato_ms = 120000;  // keep-alive for discovery hosts that send KATO 0
+
+    bool operator==(const TransportSettings &) const = default;
+};
+
+// A named storage backend. Kind-specific fields live in `settings` (already checked by the
+// kind's validator, see backend_kinds.hpp), so adding a kind touches no struct.
+struct BackendConfig {
+    std::string name;
+    std::string kind;        // "ram", "null", "aio", ...
+    uint64_t size_bytes = 0; // 0: the device decides (aio on an existing file or block device)
+    nlohmann::json settings = nlohmann::json::object();
+
+    bool operator==(const BackendConfig &) const = default;
+};
+
+struct NamespaceConfig {
+    uint32_t nsid = 0;
+    std::string backend;
+    uint32_t block_size = 512;
+    std::optional<Id16> uuid; // absent: derived from the subsystem NQN and nsid
+    std::optional<Id16> nguid;
+    uint32_t ana_group = 1;
+
+    bool operator==(const NamespaceConfig &) const = default;
+};
+
+struct SubsystemConfig {
+    std::string nqn;
+    std::string serial = "SKIFF0001";
+    std::string model = "skiff";
+    bool allow_any_host = true;
+    std::vector<std::string> allowed_hosts;
+    uint16_t cntlid_min = 1;
+    uint16_t cntlid_max = 0xFFEF;
+    std::vector<NamespaceConfig> namespaces;
+
+    bool operator==(const SubsystemConfig &) const = default;
+};
+
+struct ListenerConfig {
+    std::string trtype = "tcp";
+    std::string addr;
+    uint16_t port = 0;
+    // The subsystems reachable through this listener; absent: every subsystem.
+    std::optional<std::vector<std::string>> subsystems;
+
+    bool operator==(const ListenerConfig &) const = default;
+};
+
+struct Config {
+    TargetSettings target;
+    std::vector<TransportSettings> transports;
+    std::vector<BackendConfig> backends;
+    std::vector<SubsystemConfig> subsystems;
+    std::vector<ListenerConfig> listeners;
+    std::optional<ListenerConfig> discovery; // a dedicated discovery listener
+
+    const BackendConfig *find_backend(const std::string &name) const;
+    const SubsystemConfig *find_subsystem(const std::string &nqn) const;
+    // The transport parameters in force (the first entry, or the defaults).
+    TransportSettings transport() const { return transports.empty() ? TransportSettings{} : transports[0]; }
+};
+
+// skiff-target's built-in default: a 1 GiB RAM namespace in nqn.2026-11.io.skiff:default on
+// 127.0.0.1:4420, discovery on 127.0.0.1:8009.
+Config default_config();
+
+} // namespace skiff::config

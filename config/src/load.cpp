@@ -1,0 +1,433 @@
+// The skiff JSON configuration: one reader function per section, then the checks that span
+// sections (names that must exist, things that must be unique). config/README.md is the schema.
+#include "skiff/config/load.hpp"
+
+#include "backend_kinds.hpp"
+#include "json_reader.hpp"
+#include "skiff/config/units.hpp"
+#include "skiff/nvmeof/target/subsystem.hpp"
+
+#include <arpa/inet.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace skiff::config {
+namespace {
+
+using detail::index;
+using detail::join;
+using detail::json;
+using detail::JsonReader;
+using detail::quote;
+
+constexpr const char *kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+constexpr uint32_t kMaxAnaGroup = 128; // as Linux nvmet (NVMET_MAX_ANAGRPS)
+
+void read_target(JsonReader &r, const json &j, TargetSettings &out) {
+    const std::string p = "target";
+    if (!r.object(j, p, {"cores", "log_level", "management_socket"})) return;
+    if (auto v = r.integer(j, p, "cores", 1, 64, false)) out.cores = static_cast<int>(*v);
+    if (auto v = r.string(j, p, "log_level", false, "info")) {
+        bool known = false;
+        for (const char *l : kLogLevels) known |= *v == l;
+        if (known)
+            out.log_level = *v;
+        else
+            r.error(join(p, "log_level"),
+                    "expected one of trace, debug, info, warn, error, critical, off, got " +
+                        quote(j["log_level"]));
+    }
+    if (auto v = r.string(j, p, "management_socket", false, "/run/skiff/target.sock")) {
+        if (v->size() >= 108) // sun_path
+            r.error(join(p, "management_socket"), "expected a path shorter than 108 bytes");
+        else
+            out.management_socket = *v;
+    }
+}
+
+std::optional<std::string> read_trtype(JsonReader &r, const json &j, const std::string &p) {
+    auto t = r.string(j, p, "trtype", false, "tcp");
+    if (!t) return std::nullopt;
+    if (*t != "tcp" && *t != "rdma") {
+        r.error(join(p, "trtype"), "expected \"tcp\" or \"rdma\", got " + quote(j["trtype"]));
+        return std::nullopt;
+    }
+    return t;
+}
+
+void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings> &out) {
+    if (!r.array(j, "transports", "transport objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = index("transports", i);
+        const json &t = j[i];
+        if (!r.object(t, p,
+                      {"trtype", "max_queue_depth", "max_admin_queue_depth", "max_io_queues",
+                       "in_capsule_data_size", "max_io_size", "discovery_kato_ms"}))
+            continue;
+        TransportSettings s;
+        if (!t.contains("trtype")) r.error(join(p, "trtype"), "missing; expected \"tcp\" or \"rdma\"");
+        if (auto v = read_trtype(r, t, p)) s.trtype = *v;
+        if (auto v = r.integer(t, p, "max_queue_depth", 2, 1024, false)) s.max_queue_depth = uint32_t(*v);
+        if (auto v = r.integer(t, p, "max_admin_queue_depth", 2, 4096, false))
+            s.max_admin_queue_depth = uint32_t(*v);
+        if (auto v = r.integer(t, p, "max_io_queues", 1, 64, false)) s.max_io_queues = uint32_t(*v);
+        if (auto v = r.size(t, p, "in_capsule_data_size", 0, 1 << 20, false)) {
+            if (*v % 16)
+                r.error(join(p, "in_capsule_data_size"),
+                        "expected a multiple of 16 bytes, got " + quote(t["in_capsule_data_size"]));
+            else
+                s.in_capsule_data_size = uint32_t(*v);
+        }
+        if (auto v = r.size(t, p, "max_io_size", 4096, 8 << 20, false)) {
+            // MDTS is a power of two of 4 KiB pages.
+            if ((*v & (*v - 1)) != 0)
+                r.error(join(p, "max_io_size"),
+                        "expected a power of two such as \"128KiB\", got " + quote(t["max_io_size"]));
+            else
+                s.max_io_size = uint32_t(*v);
+        }
+        if (auto v = r.integer(t, p, "discovery_kato_ms", 0, 3600000, false))
+            s.discovery_kato_ms = uint32_t(*v);
+        out.push_back(s);
+    }
+}
+
+void read_backends(JsonReader &r, const json &j, std::vector<BackendConfig> &out) {
+    if (!r.array(j, "backends", "backend objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = index("backends", i);
+        const json &b = j[i];
+        if (!b.is_object()) {
+            r.error(p, "expected an object, got " + quote(b));
+            continue;
+        }
+        BackendConfig c;
+        auto name = r.string(b, p, "name", true, "ram0");
+        auto kind_name = r.string(b, p, "kind", true, "ram");
+        const detail::BackendKind *kind = kind_name ? detail::find_backend_kind(*kind_name) : nullptr;
+        if (kind_name && !kind)
+            r.error(join(p, "kind"), "unknown backend kind " + quote(b["kind"]) + "; expected one of " +
+                                         detail::backend_kind_names());
+        if (name && name->empty()) r.error(join(p, "name"), "expected a non-empty name");
+        if (!kind) continue;
+        std::vector<const char *> allowed = {"name", "kind"};
+        allowed.insert(allowed.end(), kind->fields.begin(), kind->fields.end());
+        r.object(b, p, allowed);
+        c.name = name.value_or("");
+        c.kind = kind->name;
+        kind->read(r, b, p, c);
+        out.push_back(c);
+    }
+}
+
+std::optional<Id16> read_id16(JsonReader &r, const json &j, const std::string &p, const char *key) {
+    auto text = r.string(j, p, key, false, "6f1c2a4e-0b7d-4c59-9a3e-2d8f5b1c7e90");
+    if (!text) return std::nullopt;
+    auto id = parse_id16(*text);
+    if (!id)
+        r.error(join(p, key),
+                "expected 32 hex digits, optionally as 8-4-4-4-12 with dashes, got " + quote(j[key]));
+    else if (*id == Id16{})
+        r.error(join(p, key), "expected a non-zero identifier");
+    return id;
+}
+
+void read_namespace(JsonReader &r, const json &j, const std::string &p, NamespaceConfig &out) {
+    if (!r.object(j, p, {"nsid", "backend", "block_size", "uuid", "nguid", "ana_group"})) return;
+    if (auto v = r.integer(j, p, "nsid", 1, nvmeof::target::kMaxNamespaces, true)) out.nsid = uint32_t(*v);
+    if (auto v = r.string(j, p, "backend", true, "ram0")) out.backend = *v;
+    if (auto v = r.integer(j, p, "block_size", 512, 4096, false)) {
+        if (*v != 512 && *v != 4096)
+            r.error(join(p, "block_size"), "expected 512 or 4096, got " + quote(j["block_size"]));
+        else
+            out.block_size = uint32_t(*v);
+    }
+    out.uuid = read_id16(r, j, p, "uuid");
+    out.nguid = read_id16(r, j, p, "nguid");
+    if (auto v = r.integer(j, p, "ana_group", 1, kMaxAnaGroup, false)) out.ana_group = uint32_t(*v);
+}
+
+// Printable ASCII, at most `max` bytes (Identify Controller SN / MN fields).
+void check_ascii(JsonReader &r, const std::string &p, const std::string &v, size_t max) {
+    if (v.empty() || v.size() > max)
+        r.error(p, "expected 1.." + std::to_string(max) + " characters, got " + std::to_string(v.size()));
+    for (char c : v)
+        if (c < 0x20 || c > 0x7e) return r.error(p, "expected printable ASCII characters only");
+}
+
+void read_subsystems(JsonReader &r, const json &j, std::vector<SubsystemConfig> &out) {
+    if (!r.array(j, "subsystems", "subsystem objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = index("subsystems", i);
+        const json &s = j[i];
+        if (!r.object(s, p,
+                      {"nqn", "serial", "model", "allow_any_host", "allowed_hosts", "cntlid_min",
+                       "cntlid_max", "namespaces"}))
+            continue;
+        SubsystemConfig c;
+        if (auto v = r.string(s, p, "nqn", true, "nqn.2026-11.io.skiff:disk1")) {
+            if (auto why = nvmeof::target::check_nqn(*v); !why.empty())
+                r.error(join(p, "nqn"), why);
+            else if (*v == nvmeof::target::kDiscoveryNqn)
+                r.error(join(p, "nqn"), "the discovery NQN is reserved; expected an NVM subsystem NQN");
+            c.nqn = *v;
+        }
+        if (auto v = r.string(s, p, "serial", false, "SKIFF0001"))
+            check_ascii(r, join(p, "serial"), c.serial = *v, 20);
+        if (auto v = r.string(s, p, "model", false, "skiff"))
+            check_ascii(r, join(p, "model"), c.model = *v, 40);
+        auto any = r.boolean(s, p, "allow_any_host");
+        if (auto hosts = r.strings(s, p, "allowed_hosts", "host NQN strings")) {
+            for (size_t h = 0; h < hosts->size(); ++h)
+                if (auto why = nvmeof::target::check_nqn((*hosts)[h]); !why.empty())
+                    r.error(index(join(p, "allowed_hosts"), h), why);
+            c.allowed_hosts = *hosts;
+        }
+        // A host list alone means "only these hosts"; both at once is a contradiction.
+        c.allow_any_host = any.value_or(c.allowed_hosts.empty());
+        if (c.allow_any_host && !c.allowed_hosts.empty())
+            r.error(join(p, "allow_any_host"),
+                    "is true while allowed_hosts lists hosts; expected false (or drop allowed_hosts)");
+        auto lo = r.integer(s, p, "cntlid_min", 1, 0xFFEF, false);
+        auto hi = r.integer(s, p, "cntlid_max", 1, 0xFFEF, false);
+        c.cntlid_min = uint16_t(lo.value_or(1));
+        c.cntlid_max = uint16_t(hi.value_or(0xFFEF));
+        if (c.cntlid_min > c.cntlid_max)
+            r.error(join(p, "cntlid_max"), "expected at least cntlid_min (" + std::to_string(c.cntlid_min) +
+                                               "), got " + std::to_string(c.cntlid_max));
+        if (s.contains("namespaces") &&
+            r.array(s["namespaces"], join(p, "namespaces"), "namespace objects")) {
+            for (size_t n = 0; n < s["namespaces"].size(); ++n) {
+                NamespaceConfig ns;
+                read_namespace(r, s["namespaces"][n], index(join(p, "namespaces"), n), ns);
+                c.namespaces.push_back(ns);
+            }
+        }
+        out.push_back(c);
+    }
+}
+
+std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
+                                            bool discovery) {
+    std::vector<const char *> keys = {"trtype", "addr", "port"};
+    if (!discovery) keys.push_back("subsystems");
+    if (!r.object(j, p, keys)) return std::nullopt;
+    ListenerConfig l;
+    if (auto v = read_trtype(r, j, p)) l.trtype = *v;
+    if (auto v = r.string(j, p, "addr", true, "127.0.0.1")) {
+        in_addr a{};
+        if (inet_pton(AF_INET, v->c_str(), &a) != 1)
+            r.error(join(p, "addr"),
+                    "expected a dotted IPv4 address such as \"127.0.0.1\", got " + quote(j["addr"]));
+        l.addr = *v;
+    }
+    if (auto v = r.integer(j, p, "port", 0, 65535, true)) l.port = uint16_t(*v);
+    if (!discovery) l.subsystems = r.strings(j, p, "subsystems", "subsystem NQN strings");
+    return l;
+}
+
+void read_listeners(JsonReader &r, const json &j, std::vector<ListenerConfig> &out) {
+    if (!r.array(j, "listeners", "listener objects")) return;
+    for (size_t i = 0; i < j.size(); ++i)
+        if (auto l = read_listener(r, j[i], index("listeners", i), false)) out.push_back(*l);
+}
+
+// Checks that span sections. Paths index the parsed vectors, which follow the file's order
+// (entries that failed to parse at all are skipped, and those already have an error).
+void cross_check(JsonReader &r, const Config &c) {
+    for (size_t i = 1; i < c.transports.size(); ++i) {
+        const TransportSettings &a = c.transports[0], &b = c.transports[i];
+        for (size_t k = 0; k < i; ++k)
+            if (c.transports[k].trtype == b.trtype)
+                r.error(index("transports", i) + ".trtype",
+                        "\"" + b.trtype + "\" is already configured by " + index("transports", k));
+        if (a.max_queue_depth != b.max_queue_depth || a.max_admin_queue_depth != b.max_admin_queue_depth ||
+            a.max_io_queues != b.max_io_queues || a.in_capsule_data_size != b.in_capsule_data_size ||
+            a.max_io_size != b.max_io_size || a.discovery_kato_ms != b.discovery_kato_ms)
+            r.error(
+                index("transports", i),
+                "expected the same limits as transports[0] (the target applies one set of limits to every "
+                "transport)");
+    }
+    std::map<std::string, size_t> backends;
+    for (size_t i = 0; i < c.backends.size(); ++i)
+        if (!backends.emplace(c.backends[i].name, i).second)
+            r.error(index("backends", i) + ".name", "\"" + c.backends[i].name + "\" is already the name of " +
+                                                        index("backends", backends[c.backends[i].name]));
+    std::map<std::string, std::string> backend_user;
+    std::map<Id16, std::string> ids;
+    std::set<std::string> nqns;
+    for (size_t i = 0; i < c.subsystems.size(); ++i) {
+        const SubsystemConfig &s = c.subsystems[i];
+        const std::string p = index("subsystems", i);
+        if (!s.nqn.empty() && !nqns.insert(s.nqn).second)
+            r.error(p + ".nqn", "\"" + s.nqn + "\" is already used by another subsystem");
+        std::set<uint32_t> nsids;
+        for (size_t n = 0; n < s.namespaces.size(); ++n) {
+            const NamespaceConfig &ns = s.namespaces[n];
+            const std::string np = index(p + ".namespaces", n);
+            if (ns.nsid && !nsids.insert(ns.nsid).second)
+                r.error(np + ".nsid", std::to_string(ns.nsid) + " is already used in this subsystem");
+            for (auto [id, key] : {std::pair{ns.uuid, "uuid"}, std::pair{ns.nguid, "nguid"}}) {
+                if (!id) continue;
+                auto [it, fresh] = ids.emplace(*id, np + "." + key);
+                if (!fresh)
+                    r.error(np + "." + key, "already used by " + it->second + "; identifiers must be unique");
+            }
+            if (ns.backend.empty()) continue;
+            auto b = backends.find(ns.backend);
+            if (b == backends.end()) {
+                r.error(np + ".backend", "no backend named \"" + ns.backend + "\"");
+                continue;
+            }
+            auto [user, fresh] = backend_user.emplace(ns.backend, np);
+            if (!fresh)
+                r.error(np + ".backend", "backend \"" + ns.backend + "\" is already used by " + user->second);
+            uint64_t size = c.backends[b->second].size_bytes;
+            if (size && size % ns.block_size)
+                r.error(np + ".block_size", std::to_string(ns.block_size) +
+                                                " does not divide the size of backend \"" + ns.backend +
+                                                "\" (" + std::to_string(size) + " bytes)");
+        }
+    }
+    std::map<std::string, std::string> addresses;
+    auto check_address = [&](const ListenerConfig &l, const std::string &p) {
+        std::string key = l.trtype + " " + l.addr + ":" + std::to_string(l.port);
+        auto [it, fresh] = addresses.emplace(key, p);
+        if (!fresh) r.error(p, key + " is already configured by " + it->second);
+    };
+    for (size_t i = 0; i < c.listeners.size(); ++i) {
+        const ListenerConfig &l = c.listeners[i];
+        check_address(l, index("listeners", i));
+        if (!l.subsystems) continue;
+        for (size_t k = 0; k < l.subsystems->size(); ++k)
+            if (!nqns.count((*l.subsystems)[k]))
+                r.error(index(index("listeners", i) + ".subsystems", k),
+                        "no subsystem named \"" + (*l.subsystems)[k] + "\"");
+    }
+    if (c.discovery) check_address(*c.discovery, "discovery");
+}
+
+} // namespace
+
+std::string LoadResult::error_text() const {
+    std::string out;
+    for (auto &e : errors) out += e + "\n";
+    return out;
+}
+
+LoadResult parse_config(const json &doc) {
+    JsonReader r;
+    Config c;
+    if (r.object(doc, "", {"target", "transports", "backends", "subsystems", "listeners", "discovery"})) {
+        if (doc.contains("target")) read_target(r, doc["target"], c.target);
+        if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
+        if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);
+        if (doc.contains("subsystems")) read_subsystems(r, doc["subsystems"], c.subsystems);
+        if (doc.contains("listeners")) read_listeners(r, doc["listeners"], c.listeners);
+        if (doc.contains("discovery") && !doc["discovery"].is_null())
+            c.discovery = read_listener(r, doc["discovery"], "discovery", true);
+        if (r.errors().empty()) cross_check(r, c);
+    }
+    LoadResult out;
+    out.errors = r.errors();
+    out.warnings = r.warnings();
+    if (out.errors.empty()) out.config = std::move(c);
+    return out;
+}
+
+LoadResult parse_config_text(const std::string &text) {
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) {
+        // Re-parse with exceptions on to get the position of the syntax error.
+        LoadResult out;
+        try {
+            json again = json::parse(text);
+            (void)again;
+        } catch (const json::parse_error &e) {
+            out.errors.push_back(std::string("(syntax): ") + e.what());
+        }
+        return out;
+    }
+    return parse_config(doc);
+}
+
+LoadResult load_config_file(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) return LoadResult{std::nullopt, {path + ": cannot be read"}, {}};
+    std::stringstream text;
+    text << in.rdbuf();
+    LoadResult out = parse_config_text(text.str());
+    for (auto &e : out.errors)
+        if (e.starts_with("(syntax)")) e = path + " " + e;
+    return out;
+}
+
+const BackendConfig *Config::find_backend(const std::string &name) const {
+    for (auto &b : backends)
+        if (b.name == name) return &b;
+    return nullptr;
+}
+
+const SubsystemConfig *Config::find_subsystem(const std::string &nqn) const {
+    for (auto &s : subsystems)
+        if (s.nqn == nqn) return &s;
+    return nullptr;
+}
+
+Config default_config() {
+    Config c;
+    c.backends.push_back({"ram0", "ram", uint64_t(1) << 30, json::object()});
+    SubsystemConfig s;
+    s.nqn = "nqn.2026-11.io.skiff:default";
+    s.serial = "SKIFF0001";
+    s.model = "skiff RAM namespace";
+    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, 1});
+    c.subsystems.push_back(s);
+    c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt});
+    c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt};
+    return c;
+}
+
+std::string summarize(const Config &c) {
+    std::ostringstream o;
+    TransportSettings t = c.transport();
+    o << "target: " << c.target.cores << " poll group(s), log level " << c.target.log_level << ", management "
+      << (c.target.management_socket.empty() ? "off" : c.target.management_socket) << "\n";
+    o << "limits: queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
+      << " bytes, max I/O " << format_size(t.max_io_size) << "\n";
+    for (auto &b : c.backends) {
+        o << "backend " << b.name << ": " << b.kind;
+        if (b.size_bytes) o << ", " << format_size(b.size_bytes);
+        if (b.settings.contains("path")) o << ", " << b.settings["path"].get<std::string>();
+        o << "\n";
+    }
+    for (auto &s : c.subsystems) {
+        o << "subsystem " << s.nqn << ": " << s.namespaces.size() << " namespace(s), "
+          << (s.allow_any_host ? std::string("any host")
+                               : std::to_string(s.allowed_hosts.size()) + " allowed host(s)")
+          << "\n";
+        for (auto &ns : s.namespaces)
+            o << "  namespace " << ns.nsid << ": backend " << ns.backend << ", " << ns.block_size
+              << "-byte blocks\n";
+    }
+    for (auto &l : c.listeners) {
+        o << "listener " << l.trtype << " " << l.addr << ":" << l.port << ": ";
+        if (!l.subsystems) {
+            o << "every subsystem\n";
+        } else {
+            std::string names;
+            for (auto &n : *l.subsystems) names += (names.empty() ? "" : ", ") + n;
+            o << (names.empty() ? "no subsystem" : names) << "\n";
+        }
+    }
+    if (c.discovery)
+        o << "discovery " << c.discovery->trtype << " " << c.discovery->addr << ":" << c.discovery->port
+          << "\n";
+    return o.str();
+}
+
+} // namespace skiff::config

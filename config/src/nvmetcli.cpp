@@ -1,0 +1,221 @@
+// nvmetcli's config.json -> skiff's configuration. The translation checks what is specific to
+// the nvmetcli file (with nvmetcli paths: "ports[1].addr.adrfam"), builds the equivalent
+// skiff JSON, and runs it through the ordinary validator, so both formats obey the same rules.
+#include "skiff/config/nvmetcli.hpp"
+
+#include "json_reader.hpp"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace skiff::config {
+namespace {
+
+using detail::index;
+using detail::join;
+using detail::json;
+using detail::JsonReader;
+using detail::quote;
+
+// nvmetcli stores attributes as strings ("1", "65519"); accept numbers too.
+std::optional<uint64_t> attr_number(JsonReader &r, const json &obj, const std::string &p, const char *key) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    if (it->is_number_integer() && it->get<int64_t>() >= 0) return it->get<uint64_t>();
+    if (it->is_string()) {
+        const std::string &s = it->get_ref<const std::string &>();
+        if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() < 19)
+            return std::stoull(s);
+    }
+    r.error(join(p, key), "expected a number (as a string such as \"1\"), got " + quote(*it));
+    return std::nullopt;
+}
+
+std::optional<std::string> attr_string(JsonReader &r, const json &obj, const std::string &p,
+                                       const char *key) {
+    auto it = obj.find(key);
+    if (it == obj.end()) return std::nullopt;
+    if (it->is_string()) return it->get<std::string>();
+    r.error(join(p, key), "expected a string, got " + quote(*it));
+    return std::nullopt;
+}
+
+// Linux nvmet's block size for a namespace: the logical block size of a block device, 4 KiB for
+// a regular file (io-cmd-file uses min(i_blkbits, 12)).
+uint32_t device_block_size(const std::string &path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return 4096;
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    int lbs = 0;
+    if (fd >= 0 && ioctl(fd, BLKSSZGET, &lbs) != 0) lbs = 0;
+    if (fd >= 0) ::close(fd);
+    return lbs == 512 || lbs == 4096 ? uint32_t(lbs) : 4096;
+}
+
+json import_port(JsonReader &r, const json &port, const std::string &p, json &transport) {
+    json l = json::object();
+    if (!port.is_object()) {
+        r.error(p, "expected an object, got " + quote(port));
+        return l;
+    }
+    const json addr = port.value("addr", json::object());
+    const std::string ap = join(p, "addr");
+    if (!port.contains("addr")) r.error(ap, "missing; expected {trtype, traddr, trsvcid, adrfam}");
+    auto trtype = attr_string(r, addr, ap, "trtype");
+    if (trtype && *trtype != "tcp" && *trtype != "rdma")
+        r.error(join(ap, "trtype"),
+                "\"" + *trtype + "\" is not served by skiff; expected \"tcp\" or \"rdma\"");
+    auto adrfam = attr_string(r, addr, ap, "adrfam");
+    if (adrfam && *adrfam != "ipv4")
+        r.error(join(ap, "adrfam"), "\"" + *adrfam + "\" is not supported; expected \"ipv4\"");
+    auto traddr = attr_string(r, addr, ap, "traddr");
+    if (!traddr) r.error(join(ap, "traddr"), "missing; expected an IPv4 address such as \"192.168.1.10\"");
+    auto trsvcid = attr_number(r, addr, ap, "trsvcid");
+    if (!trsvcid && !addr.contains("trsvcid"))
+        r.error(join(ap, "trsvcid"), "missing; expected a port such as \"4420\"");
+    if (auto treq = attr_string(r, addr, ap, "treq"); treq && *treq == "required")
+        r.warning(join(ap, "treq"),
+                  "secure channel \"required\" is not supported; the port is served without it");
+    l["trtype"] = trtype.value_or("tcp");
+    l["addr"] = traddr.value_or("");
+    l["port"] = trsvcid.value_or(0);
+    if (port.contains("subsystems"))
+        l["subsystems"] = port["subsystems"];
+    else
+        l["subsystems"] = json::array();
+    const json param = port.value("param", json::object());
+    if (auto icd = attr_number(r, param, join(p, "param"), "inline_data_size")) {
+        if (!transport.contains("in_capsule_data_size"))
+            transport["in_capsule_data_size"] = *icd;
+        else if (transport["in_capsule_data_size"] != *icd)
+            r.warning(join(join(p, "param"), "inline_data_size"),
+                      "differs from an earlier port; skiff uses one value for every port (the first)");
+    }
+    if (auto pi = attr_number(r, param, join(p, "param"), "pi_enable"); pi && *pi)
+        r.warning(join(join(p, "param"), "pi_enable"), "protection information is not supported; ignored");
+    if (port.contains("referrals") && port["referrals"].is_array() && !port["referrals"].empty())
+        r.warning(join(p, "referrals"), "discovery referrals are not supported; ignored");
+    if (port.contains("ana_groups") && port["ana_groups"].is_array())
+        for (size_t g = 0; g < port["ana_groups"].size(); ++g) {
+            const json &grp = port["ana_groups"][g];
+            if (grp.is_object() && grp.contains("ana") &&
+                grp["ana"].value("state", "optimized") != "optimized")
+                r.warning(index(join(p, "ana_groups"), g),
+                          "ANA states are not reported yet; the group's namespaces keep their ANA group id");
+        }
+    return l;
+}
+
+json import_subsystem(JsonReader &r, const json &s, const std::string &p, json &backends) {
+    json out = json::object();
+    if (!s.is_object()) {
+        r.error(p, "expected an object, got " + quote(s));
+        return out;
+    }
+    if (auto nqn = attr_string(r, s, p, "nqn"))
+        out["nqn"] = *nqn;
+    else
+        r.error(join(p, "nqn"), "missing; expected the subsystem NQN");
+    const json attr = s.value("attr", json::object());
+    const std::string tp = join(p, "attr");
+    if (auto v = attr_number(r, attr, tp, "allow_any_host")) out["allow_any_host"] = *v != 0;
+    if (auto v = attr_string(r, attr, tp, "serial")) out["serial"] = *v;
+    if (auto v = attr_string(r, attr, tp, "model")) out["model"] = *v;
+    if (auto v = attr_number(r, attr, tp, "cntlid_min")) out["cntlid_min"] = *v;
+    if (auto v = attr_number(r, attr, tp, "cntlid_max")) out["cntlid_max"] = *v;
+    if (auto v = attr_number(r, attr, tp, "pi_enable"); v && *v)
+        r.warning(join(tp, "pi_enable"), "protection information is not supported; ignored");
+    out["allowed_hosts"] = s.value("allowed_hosts", json::array());
+    // nvmet ignores the host list while allow_any_host is set; skiff rejects the contradiction.
+    if (out.value("allow_any_host", false) && !out["allowed_hosts"].empty()) {
+        r.warning(join(p, "allowed_hosts"), "ignored by nvmet while attr.allow_any_host is \"1\"; dropped");
+        out["allowed_hosts"] = json::array();
+    }
+    if (!out.contains("allow_any_host")) out["allow_any_host"] = out["allowed_hosts"].empty();
+    out["namespaces"] = json::array();
+    const json namespaces = s.value("namespaces", json::array());
+    for (size_t n = 0; n < namespaces.size(); ++n) {
+        const json &ns = namespaces[n];
+        const std::string np = index(join(p, "namespaces"), n);
+        if (!ns.is_object()) {
+            r.error(np, "expected an object, got " + quote(ns));
+            continue;
+        }
+        auto nsid = attr_number(r, ns, np, "nsid");
+        if (!nsid) r.error(join(np, "nsid"), "missing; expected the namespace id");
+        if (auto en = attr_number(r, ns, np, "enable"); en && !*en) {
+            r.warning(np, "disabled in nvmet (enable 0); not imported");
+            continue;
+        }
+        const json device = ns.value("device", json::object());
+        auto path = attr_string(r, device, join(np, "device"), "path");
+        if (!path) {
+            r.error(join(join(np, "device"), "path"),
+                    "missing; expected the file or block device behind the namespace");
+            continue;
+        }
+        std::string name = "ns" + std::to_string(nsid.value_or(0)) + "@" + out.value("nqn", std::string("?"));
+        json backend = {{"name", name}, {"kind", "aio"}, {"path", *path}};
+        if (auto b = attr_number(r, ns, np, "buffered_io"); b && *b) backend["buffered"] = true;
+        backends.push_back(backend);
+        json o = {{"nsid", nsid.value_or(0)}, {"backend", name}, {"block_size", device_block_size(*path)}};
+        // nvmet writes all-zero ids for "not set".
+        for (const char *key : {"uuid", "nguid"})
+            if (auto id = attr_string(r, device, join(np, "device"), key);
+                id && id->find_first_not_of("0-") != std::string::npos)
+                o[key] = *id;
+        if (auto g = attr_number(r, ns, np, "ana_grpid")) o["ana_group"] = *g;
+        out["namespaces"].push_back(o);
+    }
+    return out;
+}
+
+} // namespace
+
+LoadResult import_nvmetcli(const json &doc) {
+    JsonReader r;
+    json skiff = {{"backends", json::array()},
+                  {"subsystems", json::array()},
+                  {"listeners", json::array()},
+                  {"discovery", nullptr}};
+    json transport = {{"trtype", "tcp"}};
+    if (r.object(doc, "", {"hosts", "ports", "subsystems"})) {
+        for (const char *key : {"hosts", "ports", "subsystems"})
+            if (doc.contains(key)) r.array(doc[key], key, "objects");
+        const json ports = doc.value("ports", json::array());
+        const json subsystems = doc.value("subsystems", json::array());
+        for (size_t i = 0; ports.is_array() && i < ports.size(); ++i)
+            skiff["listeners"].push_back(import_port(r, ports[i], index("ports", i), transport));
+        for (size_t i = 0; subsystems.is_array() && i < subsystems.size(); ++i)
+            skiff["subsystems"].push_back(
+                import_subsystem(r, subsystems[i], index("subsystems", i), skiff["backends"]));
+    }
+    if (transport.size() > 1) skiff["transports"] = json::array({transport});
+    LoadResult out;
+    if (r.errors().empty()) {
+        out = parse_config(skiff);
+        for (auto &e : out.errors) e = "(imported as skiff config) " + e;
+    }
+    out.errors.insert(out.errors.begin(), r.errors().begin(), r.errors().end());
+    out.warnings.insert(out.warnings.begin(), r.warnings().begin(), r.warnings().end());
+    if (!out.errors.empty()) out.config.reset();
+    return out;
+}
+
+LoadResult import_nvmetcli_file(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) return LoadResult{std::nullopt, {path + ": cannot be read"}, {}};
+    std::stringstream text;
+    text << in.rdbuf();
+    json doc = json::parse(text.str(), nullptr, false);
+    if (doc.is_discarded()) return LoadResult{std::nullopt, {path + ": not valid JSON"}, {}};
+    return import_nvmetcli(doc);
+}
+
+} // namespace skiff::config

@@ -1,0 +1,210 @@
+// skiff-ctl: changes a running skiff-target through its management socket (JSON-RPC 2.0, one
+// request per line). Every change is validated like a configuration file and applied whole, or
+// refused with the reason; nothing is half-applied.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace {
+
+using nlohmann::json;
+
+// Sends one request and returns the response (or an error object describing the failure).
+json call(const std::string &socket_path, const std::string &method, const json &params) {
+    auto local_error = [](const std::string &m) { return json{{"error", {{"code", -1}, {"message", m}}}}; };
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket_path.c_str(), sizeof(addr.sun_path) - 1);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) != 0) {
+        std::string why = std::strerror(errno);
+        if (fd >= 0) ::close(fd);
+        return local_error("cannot reach skiff-target at " + socket_path + ": " + why +
+                           " (is it running with a management socket? see --socket)");
+    }
+    std::string out =
+        json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump() + "\n";
+    for (size_t off = 0; off < out.size();) {
+        ssize_t w = ::write(fd, out.data() + off, out.size() - off);
+        if (w <= 0) break;
+        off += size_t(w);
+    }
+    std::string in;
+    char buf[65536];
+    while (in.find('\n') == std::string::npos) {
+        ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n <= 0) break;
+        in.append(buf, size_t(n));
+    }
+    ::close(fd);
+    json resp = json::parse(in, nullptr, false);
+    if (resp.is_discarded()) return local_error("skiff-target closed the connection without an answer");
+    return resp;
+}
+
+// A size option: "64MiB" stays a string, a plain number becomes one.
+json size_value(const std::string &s) {
+    return s.find_first_not_of("0123456789") == std::string::npos ? json(std::stoull(s)) : json(s);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    CLI::App app{"skiff-ctl: manage a running skiff-target (subsystems, namespaces, listeners, hosts).\n"
+                 "The target must run with a management socket (target.management_socket in its\n"
+                 "configuration, or --management-socket). Examples:\n"
+                 "  skiff-ctl list\n"
+                 "  skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 2 --kind ram --size 64MiB\n"
+                 "  skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
+                 "  skiff-ctl controllers\n"
+                 "  skiff-ctl save /etc/skiff/target.json"};
+    app.require_subcommand(1);
+    std::string socket_path = "/run/skiff/target.sock";
+    app.add_option("-s,--socket", socket_path, "the target's management socket")->capture_default_str();
+
+    std::string method;
+    json params = json::object();
+    auto on = [&](CLI::App *cmd, const char *m, auto fill) {
+        cmd->final_callback([&, m, fill] {
+            method = m;
+            fill();
+        });
+    };
+
+    on(app.add_subcommand("list", "show the running configuration and the bound listeners"), "list", [] {});
+    on(app.add_subcommand("controllers", "show connected controllers with per-queue I/O statistics"),
+       "controllers", [] {});
+    std::string save_path;
+    auto *save =
+        app.add_subcommand("save", "write the running configuration (skiff JSON, loadable with --config)");
+    save->add_option("file", save_path, "where to write it (on the target's machine)")->required();
+    on(save, "save", [&] { params["path"] = save_path; });
+    on(app.add_subcommand("reload", "re-read the target's configuration file (as SIGHUP)"), "reload", [] {});
+
+    // subsystem add|remove
+    auto *subsys = app.add_subcommand("subsystem", "add or remove a subsystem")->require_subcommand(1);
+    std::string nqn, serial = "SKIFF0001", model = "skiff";
+    std::vector<std::string> hosts;
+    auto *sadd = subsys->add_subcommand("add", "add an empty subsystem (add namespaces after)");
+    sadd->add_option("nqn", nqn, "subsystem NQN")->required();
+    sadd->add_option("--serial", serial, "serial number (up to 20 characters)")->capture_default_str();
+    sadd->add_option("--model", model, "model (up to 40 characters)")->capture_default_str();
+    sadd->add_option("--allow-host", hosts,
+                     "only these host NQNs may connect (repeatable; default: any host)");
+    on(sadd, "subsystem.add", [&] {
+        params["subsystem"] = {{"nqn", nqn},
+                               {"serial", serial},
+                               {"model", model},
+                               {"allowed_hosts", hosts},
+                               {"allow_any_host", hosts.empty()}};
+    });
+    auto *srm = subsys->add_subcommand("remove", "remove a subsystem (its controllers are disconnected)");
+    srm->add_option("nqn", nqn, "subsystem NQN")->required();
+    on(srm, "subsystem.remove", [&] { params["nqn"] = nqn; });
+
+    // namespace add|remove
+    auto *ns =
+        app.add_subcommand("namespace", "add or remove a namespace (hosts get a namespace-changed event)")
+            ->require_subcommand(1);
+    uint32_t nsid = 0, block_size = 512;
+    std::string kind = "ram", size, path, backend_name, uuid;
+    bool keep_backend = false;
+    auto *nadd =
+        ns->add_subcommand("add", "add a namespace on a new backend (or an existing one with --backend)");
+    nadd->add_option("nqn", nqn, "subsystem NQN")->required();
+    nadd->add_option("--nsid", nsid, "namespace id (1..32)")->required();
+    nadd->add_option("--kind", kind, "new backend kind: ram, null or aio")->capture_default_str();
+    nadd->add_option("--size", size, "new backend size, e.g. 64MiB (aio: optional, the file's size)");
+    nadd->add_option("--path", path, "aio: the file or block device");
+    nadd->add_option("--backend", backend_name, "use this existing, unused backend instead of creating one");
+    nadd->add_option("--block-size", block_size, "512 or 4096")->capture_default_str();
+    nadd->add_option("--uuid", uuid, "namespace UUID (default: derived from the NQN and nsid)");
+    on(nadd, "namespace.add", [&] {
+        json n = {{"nsid", nsid}, {"block_size", block_size}};
+        if (!uuid.empty()) n["uuid"] = uuid;
+        if (!backend_name.empty()) {
+            n["backend"] = backend_name;
+        } else {
+            json b = {{"name", "ns" + std::to_string(nsid) + "@" + nqn}, {"kind", kind}};
+            if (!size.empty()) b["size"] = size_value(size);
+            if (!path.empty()) b["path"] = path;
+            params["backend"] = b;
+        }
+        params["nqn"] = nqn;
+        params["namespace"] = n;
+    });
+    auto *nrm = ns->add_subcommand("remove", "remove a namespace (and its backend unless --keep-backend)");
+    nrm->add_option("nqn", nqn, "subsystem NQN")->required();
+    nrm->add_option("nsid", nsid, "namespace id")->required();
+    nrm->add_flag("--keep-backend", keep_backend, "keep the backend defined (for adding it again)");
+    on(nrm, "namespace.remove", [&] {
+        params = {{"nqn", nqn}, {"nsid", nsid}, {"keep_backend", keep_backend}};
+    });
+
+    // listener add|remove
+    auto *lst = app.add_subcommand("listener", "add or remove a listener")->require_subcommand(1);
+    std::string trtype = "tcp", addr;
+    uint16_t port = 0;
+    std::vector<std::string> lsubs;
+    auto *ladd = lst->add_subcommand("add", "listen on ADDR PORT");
+    ladd->add_option("addr", addr, "IPv4 address")->required();
+    ladd->add_option("port", port, "TCP port")->required();
+    ladd->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
+    ladd->add_option("--subsystem", lsubs, "expose only these subsystems (repeatable; default: all)");
+    on(ladd, "listener.add", [&] {
+        params["listener"] = {{"trtype", trtype}, {"addr", addr}, {"port", port}};
+        if (!lsubs.empty()) params["listener"]["subsystems"] = lsubs;
+    });
+    auto *lrm = lst->add_subcommand("remove", "stop listening on ADDR PORT (connections stay)");
+    lrm->add_option("addr", addr, "IPv4 address")->required();
+    lrm->add_option("port", port, "TCP port")->required();
+    lrm->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
+    on(lrm, "listener.remove", [&] { params = {{"trtype", trtype}, {"addr", addr}, {"port", port}}; });
+
+    // host add|remove
+    auto *hst = app.add_subcommand("host", "allow or disallow a host on a subsystem")->require_subcommand(1);
+    std::string host;
+    auto *hadd = hst->add_subcommand("add", "allow HOST (the subsystem then admits only listed hosts)");
+    hadd->add_option("nqn", nqn, "subsystem NQN")->required();
+    hadd->add_option("host", host, "host NQN")->required();
+    on(hadd, "host.add", [&] { params = {{"nqn", nqn}, {"host", host}}; });
+    auto *hrm = hst->add_subcommand("remove", "take HOST off the list");
+    hrm->add_option("nqn", nqn, "subsystem NQN")->required();
+    hrm->add_option("host", host, "host NQN")->required();
+    on(hrm, "host.remove", [&] { params = {{"nqn", nqn}, {"host", host}}; });
+
+    // Any method by name (scripts, and what the subcommands do not cover).
+    std::string raw_params = "{}";
+    auto *raw =
+        app.add_subcommand("call", "send any JSON-RPC method: skiff-ctl call METHOD '{\"param\": ...}'");
+    std::string raw_method;
+    raw->add_option("method", raw_method, "method name, e.g. backend.add")->required();
+    raw->add_option("params", raw_params, "params as a JSON object");
+    on(raw, "", [] {});
+    CLI11_PARSE(app, argc, argv);
+
+    if (!raw_method.empty()) {
+        method = raw_method;
+        params = json::parse(raw_params, nullptr, false);
+        if (params.is_discarded()) {
+            std::fprintf(stderr, "skiff-ctl: params: not valid JSON: %s\n", raw_params.c_str());
+            return 2;
+        }
+    }
+    json resp = call(socket_path, method, params);
+    if (resp.contains("error")) {
+        std::fprintf(stderr, "skiff-ctl: %s\n",
+                     resp["error"].value("message", std::string("failed")).c_str());
+        return 1;
+    }
+    std::printf("%s\n", resp["result"].dump(2).c_str());
+    return 0;
+}

@@ -1,0 +1,116 @@
+#include "command_line.hpp"
+
+#include "skiff/config/units.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/transport/transport.hpp"
+
+#include <filesystem>
+
+namespace skiff::target_app {
+
+void add_options(CLI::App &app, Options &o) {
+    app.add_option(
+        "--config", o.config_file,
+        "serve what this skiff JSON configuration file describes (see config/README.md); SIGHUP reloads it");
+    app.add_option(
+        "--check-config", o.check_file,
+        "validate a skiff JSON configuration file, print a summary and exit (non-zero on any error)");
+    app.add_option("--nvmetcli", o.nvmetcli_file,
+                   "serve a Linux nvmet configuration saved by `nvmetcli save` (/etc/nvmet/config.json)");
+    app.add_option(
+        "--management-socket", o.management_socket,
+        "JSON-RPC management socket for skiff-ctl (overrides the file's target.management_socket)");
+    app.add_option("--listen", o.listen, "NVMe/TCP I/O listener ADDR:PORT (repeatable)")
+        ->capture_default_str();
+    app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
+        ->capture_default_str();
+    app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
+    app.add_option("--transport", o.transport,
+                   "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")
+        ->capture_default_str();
+    app.add_option("--backend", o.backend,
+                   "namespace storage: ram (in memory), null (reads zeroes, drops writes) or aio (a file\n"
+                   "or block device given by --path, through libaio)")
+        ->capture_default_str();
+    app.add_option("--path", o.path,
+                   "--backend aio: the file or block device. With --size, a regular file is created or\n"
+                   "extended to that size; without, the file's or device's size is used");
+    app.add_flag("--buffered", o.buffered, "--backend aio: use the page cache instead of O_DIRECT");
+    app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB (default: 1GiB; aio: the file's size)");
+    app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
+    app.add_option("--serial", o.serial, "controller serial number (up to 20 characters)")
+        ->capture_default_str();
+    app.add_option("--model", o.model, "controller model (up to 40 characters)")->capture_default_str();
+    app.add_option("--allow-host", o.allow_hosts,
+                   "host NQN allowed to connect (repeatable; default: any host)");
+    app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--idle-poll-us", o.idle_poll_us,
+                   "busy-poll this long (microseconds) after the last work, then sleep in epoll until "
+                   "traffic returns (0: always sleep)")
+        ->capture_default_str();
+    app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
+        ->capture_default_str();
+}
+
+Result<config::Config> config_from_options(const Options &o) {
+    auto fail = [](const std::string &m) { return make_error(DOCA_ERROR_INVALID_VALUE, m); };
+    if (!log::parse_level(o.log_level))
+        return fail("--log-level: unknown level \"" + o.log_level +
+                    "\"; use trace, debug, info, warn, error");
+    if (o.transport != "tcp" && o.transport != "rdma")
+        return fail("--transport \"" + o.transport + "\": unknown; use tcp or rdma");
+    if (o.block_size != 512 && o.block_size != 4096)
+        return fail("--block-size " + std::to_string(o.block_size) + ": use 512 or 4096");
+    bool aio = o.backend == "aio";
+    auto size = config::parse_size(o.size.empty() ? (aio ? "0" : "1GiB") : o.size);
+    if (!size || (*size == 0 && !(aio && o.size.empty())) || *size % 4096)
+        return fail("--size \"" + o.size +
+                    "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
+    if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
+    if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
+    if (o.model.size() > 40) return fail("--model: at most 40 characters");
+    if (o.backend != "ram" && o.backend != "null" && !aio)
+        return fail("--backend \"" + o.backend + "\": unknown; use ram, null or aio");
+    if (aio && o.path.empty()) return fail("--backend aio needs --path FILE (a regular file or a block device)");
+    if (!aio && (!o.path.empty() || o.buffered))
+        return fail("--path and --buffered go with --backend aio");
+    if (auto why = nvmeof::target::check_nqn(o.nqn); !why.empty())
+        return fail("--nqn: subsystem NQN: " + why);
+    for (auto &h : o.allow_hosts)
+        if (auto why = nvmeof::target::check_nqn(h); !why.empty())
+            return fail("--allow-host \"" + h + "\": " + why);
+
+    config::Config c;
+    c.target.cores = o.cores;
+    c.target.log_level = o.log_level;
+    c.target.management_socket = o.management_socket;
+    nlohmann::json settings = nlohmann::json::object();
+    if (aio) // a given --size creates or extends a regular file to it
+        settings = {{"path", std::filesystem::absolute(o.path).string()},
+                    {"buffered", o.buffered},
+                    {"queue_depth", 128},
+                    {"create", !o.size.empty()}};
+    c.backends.push_back({"ns1", o.backend, *size, settings});
+    config::SubsystemConfig s;
+    s.nqn = o.nqn;
+    s.serial = o.serial;
+    s.model = o.model;
+    s.allowed_hosts = o.allow_hosts;
+    s.allow_any_host = o.allow_hosts.empty();
+    s.namespaces.push_back({1, "ns1", o.block_size, std::nullopt, std::nullopt, 1});
+    c.subsystems.push_back(s);
+    for (auto &l : o.listen) {
+        auto addr = nvmeof::transport::parse_listen_address(l);
+        if (!addr) return fail("--listen " + addr.error().message);
+        c.listeners.push_back({o.transport, addr->host, addr->port, std::nullopt});
+    }
+    if (o.discovery != "none") {
+        auto addr = nvmeof::transport::parse_listen_address(o.discovery);
+        if (!addr) return fail("--discovery " + addr.error().message);
+        c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt};
+    }
+    return c;
+}
+
+} // namespace skiff::target_app

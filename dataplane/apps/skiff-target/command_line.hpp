@@ -1,0 +1,41 @@
+// skiff-target's command line: the options, and the configuration they describe when no file
+// is given (the built-in default: a 1 GiB RAM namespace on 127.0.0.1:4420).
+#pragma once
+
+#include "skiff/config/config.hpp"
+#include "skiff/core/status.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace skiff::target_app {
+
+struct Options {
+    std::string config_file;   // --config
+    std::string check_file;    // --check-config
+    std::string nvmetcli_file; // --nvmetcli
+    std::string management_socket;
+    std::vector<std::string> listen{"127.0.0.1:4420"};
+    std::string discovery = "127.0.0.1:8009";
+    std::string nqn = "nqn.2026-11.io.skiff:default";
+    std::string transport = "tcp";
+    std::string backend = "ram";
+    std::string path;      // --backend aio: the file or block device
+    bool buffered = false; // --backend aio: page cache instead of O_DIRECT
+    std::string size;      // empty: 1 GiB for ram/null; an aio file's or device's own size
+    uint32_t block_size = 512;
+    std::string serial = "SKIFF0001";
+    std::string model = "skiff RAM namespace";
+    std::vector<std::string> allow_hosts;
+    int cores = 1;
+    int64_t idle_poll_us = 200; // applies with a configuration file too
+    std::string log_level = "info";
+};
+
+void add_options(CLI::App &app, Options &o);
+// The configuration the single-subsystem options describe. The error names the option.
+Result<config::Config> config_from_options(const Options &o);
+
+} // namespace skiff::target_app

@@ -1,0 +1,71 @@
+// The running configuration and the one way it changes: apply(next) compares the configuration
+// in force with a new, already validated one and applies the difference to the live target —
+// backends opened, subsystems / namespaces / hosts / listeners added and removed — or refuses it
+// whole (nothing changed) with the reason. Every management request (skiff-ctl, SIGHUP reload)
+// is an edit of the running configuration followed by apply(), so one validator and one
+// applier serve them all. Control plane only, serialized by one mutex; the poll groups never
+// wait for it (namespaces appear and disappear through Subsystem's lock-free slots, removed
+// ones are destroyed by NamespaceRetirement).
+#pragma once
+
+#include "skiff/config/config.hpp"
+#include "skiff/core/status.hpp"
+#include "skiff/dataplane/namespace_retirement.hpp"
+#include "skiff/dataplane/target_service.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace skiff::dataplane {
+
+// The target limits a configuration's transport parameters ask for.
+nvmeof::target::Limits limits_from(const config::TransportSettings &t);
+
+class LiveConfig {
+  public:
+    // The target must have been created with limits_from(initial.transport()).
+    LiveConfig(nvmeof::target::Target &target, config::Config initial);
+
+    // Creates the initial backends, subsystems and namespaces (before the service starts).
+    Status build();
+    // Opens the initial listeners on the started service; from now on apply() may run.
+    Status attach(TargetService &service);
+
+    // Applies the difference to `next`, or refuses it whole. Returns what changed, one line each.
+    Result<std::vector<std::string>> apply(const config::Config &next);
+    // The configuration in force.
+    config::Config running() const;
+    // Live state for skiff-ctl: listeners with bound addresses, controllers and their queues.
+    nlohmann::json listeners_json() const;
+    nlohmann::json controllers_json() const;
+    // Destroys removed namespaces that nothing uses any more (call periodically).
+    size_t reap();
+
+  private:
+    struct Listener {
+        uint16_t port_id;
+        config::ListenerConfig config;
+    };
+    Result<std::shared_ptr<nvmeof::target::Namespace>>
+    make_namespace(const std::string &nqn, const config::NamespaceConfig &ns,
+                   const std::shared_ptr<nvmeof::target::BlockDevice> &device) const;
+    Result<std::shared_ptr<nvmeof::target::Subsystem>> make_subsystem(const config::SubsystemConfig &s) const;
+    void remove_namespace(nvmeof::target::Subsystem &subsys, uint32_t nsid);
+
+    mutable std::mutex mu_;
+    nvmeof::target::Target &target_;
+    TargetService *service_ = nullptr;
+    config::Config running_;
+    std::map<std::string, std::shared_ptr<nvmeof::target::BlockDevice>> devices_; // by backend name
+    std::vector<Listener> listeners_;
+    std::optional<Listener> discovery_;
+    std::unique_ptr<NamespaceRetirement> retirement_;
+};
+
+} // namespace skiff::dataplane

@@ -1,0 +1,55 @@
+#include "skiff/dataplane/backend_factory.hpp"
+
+#include "skiff/dataplane/aio_device.hpp"
+#include "skiff/dataplane/null_device.hpp"
+#include "skiff/dataplane/ram_device.hpp"
+
+namespace skiff::dataplane {
+namespace {
+
+using Made = Result<std::shared_ptr<nvmeof::target::BlockDevice>>;
+
+Made make_ram(const config::BackendConfig &b) {
+    auto ram = RamDevice::create(b.size_bytes);
+    if (!ram) return ram.error();
+    return std::shared_ptr<nvmeof::target::BlockDevice>(*ram);
+}
+
+Made make_null(const config::BackendConfig &b) {
+    return std::shared_ptr<nvmeof::target::BlockDevice>(std::make_shared<NullDevice>(b.size_bytes));
+}
+
+// AioOptions from the validated settings (config/src/backend_kinds.cpp read_aio).
+Made make_aio(const config::BackendConfig &b) {
+    AioOptions o;
+    o.path = b.settings.value("path", "");
+    o.buffered = b.settings.value("buffered", false);
+    o.queue_depth = b.settings.value("queue_depth", 128u);
+    o.create = b.settings.value("create", false);
+    o.size_bytes = b.size_bytes;
+    auto aio = AioDevice::open(o);
+    if (!aio) return aio.error();
+    return std::shared_ptr<nvmeof::target::BlockDevice>(*aio);
+}
+
+struct Factory {
+    const char *kind;
+    Made (*make)(const config::BackendConfig &);
+};
+constexpr Factory kFactories[] = {{"ram", make_ram}, {"null", make_null}, {"aio", make_aio}};
+
+} // namespace
+
+Made make_backend(const config::BackendConfig &backend) {
+    for (const Factory &f : kFactories) {
+        if (backend.kind != f.kind) continue;
+        auto made = f.make(backend);
+        if (!made)
+            return make_error(made.error().code, "backend \"" + backend.name + "\": " + made.error().message);
+        return made;
+    }
+    return make_error(DOCA_ERROR_NOT_SUPPORTED,
+                      "backend \"" + backend.name + "\": kind \"" + backend.kind + "\" has no factory");
+}
+
+} // namespace skiff::dataplane

@@ -1,0 +1,363 @@
+#include "skiff/dataplane/live_config.hpp"
+
+#include "skiff/core/log.hpp"
+#include "skiff/dataplane/backend_factory.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace skiff::dataplane {
+
+using config::Config;
+using nlohmann::json;
+namespace tgt = nvmeof::target;
+
+nvmeof::target::Limits limits_from(const config::TransportSettings &t) {
+    tgt::Limits l;
+    l.max_queue_depth = static_cast<uint16_t>(t.max_queue_depth);
+    l.max_admin_queue_depth = static_cast<uint16_t>(t.max_admin_queue_depth);
+    l.max_io_queues = static_cast<uint16_t>(t.max_io_queues);
+    l.max_transfer = t.max_io_size;
+    l.in_capsule_data = t.in_capsule_data_size;
+    l.discovery_kato_ms = t.discovery_kato_ms;
+    return l;
+}
+
+namespace {
+
+std::string listener_key(const config::ListenerConfig &l) {
+    return l.trtype + " " + l.addr + ":" + std::to_string(l.port);
+}
+
+const config::NamespaceConfig *find_ns(const config::SubsystemConfig *s, uint32_t nsid) {
+    if (!s) return nullptr;
+    for (auto &ns : s->namespaces)
+        if (ns.nsid == nsid) return &ns;
+    return nullptr;
+}
+
+// Whether a namespace stays as it is: same settings on the same, unchanged backend.
+bool ns_unchanged(const Config &cur, const Config &next, const config::NamespaceConfig &a,
+                  const config::NamespaceConfig *b) {
+    if (!b || !(a == *b)) return false;
+    const config::BackendConfig *ba = cur.find_backend(a.backend), *bb = next.find_backend(b->backend);
+    return ba && bb && *ba == *bb;
+}
+
+// The smallest block size the device can serve (O_DIRECT alignment), where devices say so.
+template <typename Device>
+uint32_t min_block_size_of(const Device &d) {
+    if constexpr (requires { d.min_block_size(); })
+        return d.min_block_size();
+    else
+        return 512;
+}
+
+// What apply() refuses to change on a running target, or an empty string.
+std::string needs_restart(const Config &cur, const Config &next) {
+    if (cur.target.cores != next.target.cores)
+        return "target.cores: changing the number of poll groups needs a restart";
+    if (cur.target.management_socket != next.target.management_socket)
+        return "target.management_socket: moving the management socket needs a restart";
+    if (!(cur.transport() == next.transport()))
+        return "transports: queue depth, in-capsule data and I/O size limits need a restart";
+    for (size_t i = 0; i < next.subsystems.size(); ++i) {
+        const auto &n = next.subsystems[i];
+        const auto *c = cur.find_subsystem(n.nqn);
+        if (!c) continue;
+        std::string p = "subsystems[" + std::to_string(i) + "] (" + n.nqn + ")";
+        if (c->serial != n.serial || c->model != n.model)
+            return p + ": serial and model are fixed while the subsystem exists; remove it and add it again";
+        if (c->cntlid_min != n.cntlid_min || c->cntlid_max != n.cntlid_max)
+            return p + ": the controller id range is fixed while the subsystem exists; remove it and add it "
+                       "again";
+    }
+    return {};
+}
+
+} // namespace
+
+LiveConfig::LiveConfig(tgt::Target &target, Config initial)
+    : target_(target), running_(std::move(initial)),
+      retirement_(std::make_unique<NamespaceRetirement>(nullptr)) {}
+
+Status LiveConfig::build() {
+    Config initial = running_;
+    // Start from nothing but the settings, then "apply" the whole configuration (listeners wait
+    // for attach()).
+    running_ = Config{};
+    running_.target = initial.target;
+    running_.transports = initial.transports;
+    auto applied = apply(initial);
+    if (!applied) return applied.error();
+    return Status::success();
+}
+
+Status LiveConfig::attach(TargetService &service) {
+    std::lock_guard lock(mu_);
+    service_ = &service;
+    retirement_ = std::make_unique<NamespaceRetirement>(&service);
+    for (auto &l : running_.listeners) {
+        auto port = service.add_listener({l.addr, l.port, l.trtype}, false, l.subsystems);
+        if (!port) return port.error();
+        listeners_.push_back({port->id, l});
+    }
+    if (running_.discovery) {
+        const auto &d = *running_.discovery;
+        auto port = service.add_listener({d.addr, d.port, d.trtype}, true);
+        if (!port) return port.error();
+        discovery_ = Listener{port->id, d};
+    }
+    return Status::success();
+}
+
+Result<std::shared_ptr<tgt::Namespace>>
+LiveConfig::make_namespace(const std::string &nqn, const config::NamespaceConfig &ns,
+                           const std::shared_ptr<tgt::BlockDevice> &device) const {
+    uint64_t size = device->size_bytes();
+    if (size == 0 || size % ns.block_size)
+        return make_error(DOCA_ERROR_INVALID_VALUE, "namespace " + std::to_string(ns.nsid) + " of " + nqn +
+                                                        ": backend \"" + ns.backend + "\" holds " +
+                                                        std::to_string(size) +
+                                                        " bytes, not a non-zero multiple of the " +
+                                                        std::to_string(ns.block_size) + "-byte block size");
+    if (uint32_t min = min_block_size_of(*device); ns.block_size % min)
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "namespace " + std::to_string(ns.nsid) + " of " + nqn + ": block size " +
+                              std::to_string(ns.block_size) + " is not a multiple of backend \"" +
+                              ns.backend + "\"'s smallest block (" + std::to_string(min) + " bytes)");
+    tgt::NamespaceIds ids = tgt::derive_namespace_ids(nqn, ns.nsid);
+    if (ns.uuid) ids.uuid = *ns.uuid;
+    if (ns.nguid) ids.nguid = *ns.nguid;
+    auto out = std::make_shared<tgt::Namespace>(ns.nsid, ns.block_size, device, ids);
+    out->set_ana_group(ns.ana_group);
+    return out;
+}
+
+Result<std::shared_ptr<tgt::Subsystem>> LiveConfig::make_subsystem(const config::SubsystemConfig &s) const {
+    auto subsys = std::make_shared<tgt::Subsystem>(s.nqn, tgt::SubsystemKind::kNvm,
+                                                   tgt::SubsystemIdentity{s.serial, s.model, "0.1"});
+    subsys->set_allow_any_host(s.allow_any_host);
+    for (auto &h : s.allowed_hosts) subsys->allow_host(h);
+    subsys->set_cntlid_range(s.cntlid_min, s.cntlid_max);
+    return subsys;
+}
+
+void LiveConfig::remove_namespace(tgt::Subsystem &subsys, uint32_t nsid) {
+    if (auto ns = subsys.remove_namespace(nsid)) retirement_->retire(std::move(ns));
+}
+
+Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
+    std::lock_guard lock(mu_);
+    const Config &cur = running_;
+    auto refuse = [](const std::string &why) { return make_error(DOCA_ERROR_NOT_PERMITTED, why); };
+    if (auto why = needs_restart(cur, next); !why.empty()) return refuse(why);
+    std::vector<std::string> done;
+
+    // Prepare everything that can fail — devices, namespaces, new subsystems, listeners — before
+    // touching the target, so a failure leaves it exactly as it was.
+    std::map<std::string, std::shared_ptr<tgt::BlockDevice>> devices;
+    for (auto &b : next.backends) {
+        const config::BackendConfig *old = cur.find_backend(b.name);
+        auto have = devices_.find(b.name);
+        if (old && *old == b && have != devices_.end()) {
+            devices[b.name] = have->second;
+            continue;
+        }
+        auto made = make_backend(b);
+        if (!made) return refuse(made.error().message);
+        devices[b.name] = *made;
+    }
+    struct NsAdd {
+        std::string nqn;
+        std::shared_ptr<tgt::Namespace> ns;
+    };
+    std::vector<NsAdd> ns_add;
+    std::vector<std::shared_ptr<tgt::Subsystem>> subsys_add;
+    for (auto &s : next.subsystems) {
+        const config::SubsystemConfig *old = cur.find_subsystem(s.nqn);
+        if (!old) {
+            auto made = make_subsystem(s);
+            if (!made) return refuse(made.error().message);
+            subsys_add.push_back(*made);
+        }
+        for (auto &ns : s.namespaces) {
+            const config::NamespaceConfig *was = find_ns(old, ns.nsid);
+            if (was && ns_unchanged(cur, next, *was, &ns)) continue;
+            auto made = make_namespace(s.nqn, ns, devices[ns.backend]);
+            if (!made) return refuse(made.error().message);
+            ns_add.push_back({s.nqn, *made});
+        }
+    }
+    std::vector<Listener> bound;
+    auto unbind = [&] {
+        for (auto &l : bound) (void)service_->remove_listener(l.port_id);
+    };
+    std::set<std::string> cur_keys, next_keys;
+    for (auto &l : cur.listeners) cur_keys.insert(listener_key(l));
+    for (auto &l : next.listeners) next_keys.insert(listener_key(l));
+    bool discovery_changed = !(cur.discovery == next.discovery);
+    if (service_) {
+        for (auto &l : next.listeners) {
+            if (cur_keys.count(listener_key(l))) continue;
+            auto port = service_->add_listener({l.addr, l.port, l.trtype}, false, l.subsystems);
+            if (!port) {
+                unbind();
+                return refuse("listener " + listener_key(l) + ": " + port.error().message);
+            }
+            bound.push_back({port->id, l});
+        }
+        if (discovery_changed && next.discovery) {
+            const auto &d = *next.discovery;
+            bool same_addr = cur.discovery && listener_key(*cur.discovery) == listener_key(d);
+            if (!same_addr) {
+                auto port = service_->add_listener({d.addr, d.port, d.trtype}, true);
+                if (!port) {
+                    unbind();
+                    return refuse("discovery " + listener_key(d) + ": " + port.error().message);
+                }
+                bound.push_back({port->id, d});
+            }
+        }
+    }
+
+    // Commit: nothing below fails.
+    if (service_) {
+        std::vector<Listener> kept;
+        for (auto &l : listeners_) {
+            if (next_keys.count(listener_key(l.config))) {
+                kept.push_back(l);
+                continue;
+            }
+            (void)service_->remove_listener(l.port_id);
+            done.push_back("removed listener " + listener_key(l.config));
+        }
+        for (auto &k : kept)
+            for (auto &l : next.listeners)
+                if (listener_key(l) == listener_key(k.config) && !(l.subsystems == k.config.subsystems)) {
+                    (void)target_.set_port_subsystems(k.port_id, l.subsystems);
+                    k.config = l;
+                    done.push_back("changed the subsystems of listener " + listener_key(l));
+                }
+        size_t first_discovery = bound.size();
+        for (size_t i = 0; i < bound.size(); ++i)
+            if (next.discovery && bound[i].config == *next.discovery && discovery_changed)
+                first_discovery = i;
+        for (size_t i = 0; i < bound.size(); ++i) {
+            if (i == first_discovery) continue;
+            kept.push_back(bound[i]);
+            done.push_back("added listener " + listener_key(bound[i].config));
+        }
+        listeners_ = kept;
+        if (discovery_changed) {
+            bool same_addr = cur.discovery && next.discovery &&
+                             listener_key(*cur.discovery) == listener_key(*next.discovery);
+            if (discovery_ && !same_addr) {
+                (void)service_->remove_listener(discovery_->port_id);
+                discovery_.reset();
+                done.push_back("removed the discovery listener");
+            }
+            if (first_discovery < bound.size()) {
+                discovery_ = bound[first_discovery];
+                done.push_back("added discovery listener " + listener_key(discovery_->config));
+            }
+        }
+    }
+    for (auto &s : cur.subsystems) {
+        auto live = target_.find_subsystem(s.nqn);
+        if (!live) continue;
+        const config::SubsystemConfig *n = next.find_subsystem(s.nqn);
+        for (auto &ns : s.namespaces) {
+            if (n && ns_unchanged(cur, next, ns, find_ns(n, ns.nsid))) continue;
+            remove_namespace(*live, ns.nsid);
+            done.push_back("removed namespace " + std::to_string(ns.nsid) + " from " + s.nqn);
+        }
+        if (!n) {
+            target_.remove_subsystem(s.nqn);
+            done.push_back("removed subsystem " + s.nqn);
+            continue;
+        }
+        live->set_allow_any_host(n->allow_any_host);
+        for (auto &h : s.allowed_hosts)
+            if (std::find(n->allowed_hosts.begin(), n->allowed_hosts.end(), h) == n->allowed_hosts.end()) {
+                live->disallow_host(h);
+                done.push_back("removed host " + h + " from " + s.nqn);
+            }
+        for (auto &h : n->allowed_hosts)
+            if (std::find(s.allowed_hosts.begin(), s.allowed_hosts.end(), h) == s.allowed_hosts.end()) {
+                live->allow_host(h);
+                done.push_back("allowed host " + h + " on " + s.nqn);
+            }
+    }
+    for (auto &subsys : subsys_add) {
+        (void)target_.add_subsystem(subsys); // validated: the NQN is well formed and new
+        done.push_back("added subsystem " + subsys->nqn());
+    }
+    for (auto &a : ns_add) {
+        auto live = target_.find_subsystem(a.nqn);
+        (void)live->add_namespace(a.ns); // its nsid was free or freed above
+        done.push_back("added namespace " + std::to_string(a.ns->nsid()) + " (" + a.ns->device().kind() +
+                       ") to " + a.nqn);
+    }
+    devices_ = std::move(devices);
+    if (cur.target.log_level != next.target.log_level) {
+        if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);
+        done.push_back("log level " + next.target.log_level);
+    }
+    running_ = next;
+    auto log = skiff::log::get("manage");
+    for (auto &line : done) log->info("{}", line);
+    return done;
+}
+
+Config LiveConfig::running() const {
+    std::lock_guard lock(mu_);
+    return running_;
+}
+
+size_t LiveConfig::reap() {
+    std::lock_guard lock(mu_);
+    return retirement_->reap();
+}
+
+json LiveConfig::listeners_json() const {
+    std::lock_guard lock(mu_);
+    json out = json::array();
+    auto one = [&](const Listener &l, bool discovery) {
+        json j = {{"port_id", l.port_id},
+                  {"trtype", l.config.trtype},
+                  {"addr", l.config.addr},
+                  {"port", l.config.port},
+                  {"discovery_only", discovery}};
+        if (service_)
+            if (auto a = service_->listener_address(l.port_id)) j["bound"] = a->str();
+        if (l.config.subsystems) j["subsystems"] = *l.config.subsystems;
+        out.push_back(j);
+    };
+    for (auto &l : listeners_) one(l, false);
+    if (discovery_) one(*discovery_, true);
+    return out;
+}
+
+json LiveConfig::controllers_json() const {
+    json out = json::array();
+    for (auto &ctrl : target_.controllers()) {
+        json queues = json::array();
+        for (auto &q : ctrl->queue_stats())
+            queues.push_back({{"qid", q.qid},
+                              {"depth", q.depth},
+                              {"read_commands", q.io.read_commands},
+                              {"write_commands", q.io.write_commands},
+                              {"read_bytes", q.io.read_bytes},
+                              {"write_bytes", q.io.write_bytes}});
+        out.push_back({{"cntlid", ctrl->cntlid()},
+                       {"subsystem", ctrl->subsystem().nqn()},
+                       {"host", ctrl->hostnqn()},
+                       {"port_id", ctrl->port_id()},
+                       {"kato_ms", ctrl->kato_ms()},
+                       {"queues", queues}});
+    }
+    return out;
+}
+
+} // namespace skiff::dataplane

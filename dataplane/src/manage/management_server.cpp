@@ -1,0 +1,298 @@
+#include "skiff/dataplane/management_server.hpp"
+
+#include "skiff/config/load.hpp"
+#include "skiff/config/save.hpp"
+#include "skiff/core/log.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace skiff::dataplane {
+
+using nlohmann::json;
+
+namespace {
+
+// An error the handler reports as a JSON-RPC error object.
+struct RpcError {
+    int code;
+    std::string message;
+    json data = nullptr;
+};
+
+const json &param(const json &params, const char *key, json::value_t type, const char *expected) {
+    auto it = params.find(key);
+    if (it == params.end())
+        throw RpcError{kRpcInvalidParams, std::string("params.") + key + ": missing; expected " + expected};
+    bool ok = it->type() == type ||
+              (type == json::value_t::number_unsigned && it->is_number_integer() && it->get<int64_t>() >= 0);
+    if (!ok)
+        throw RpcError{kRpcInvalidParams,
+                       std::string("params.") + key + ": expected " + expected + ", got " + it->dump()};
+    return *it;
+}
+
+std::string str(const json &params, const char *key, const char *expected) {
+    return param(params, key, json::value_t::string, expected).get<std::string>();
+}
+
+// The entry of doc[section] whose `key` equals value, or end.
+json::iterator find_entry(json &doc, const char *section, const char *key, const json &value) {
+    json &list = doc[section];
+    for (auto it = list.begin(); it != list.end(); ++it)
+        if (it->value(key, json()) == value) return it;
+    return list.end();
+}
+
+json &subsystem_entry(json &doc, const std::string &nqn) {
+    auto it = find_entry(doc, "subsystems", "nqn", nqn);
+    if (it == doc["subsystems"].end())
+        throw RpcError{kRpcInvalidParams, "params.nqn: no subsystem named \"" + nqn + "\""};
+    return *it;
+}
+
+void remove_backend(json &doc, const std::string &name) {
+    auto it = find_entry(doc, "backends", "name", name);
+    if (it != doc["backends"].end()) doc["backends"].erase(it);
+}
+
+const char *kMethods = "list, controllers, subsystem.add, subsystem.remove, namespace.add, namespace.remove, "
+                       "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
+                       "config.apply, save, reload";
+
+} // namespace
+
+ManagementServer::ManagementServer(LiveConfig &live, std::string socket_path, Reload reload)
+    : live_(live), path_(std::move(socket_path)), reload_(std::move(reload)) {}
+
+ManagementServer::~ManagementServer() {
+    stop();
+}
+
+Status ManagementServer::start() {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (path_.size() >= sizeof(addr.sun_path))
+        return make_error(DOCA_ERROR_INVALID_VALUE, "management socket path too long: " + path_);
+    std::strncpy(addr.sun_path, path_.c_str(), sizeof(addr.sun_path) - 1);
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ::unlink(path_.c_str()); // a stale socket from a previous run
+    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) != 0 ||
+        ::listen(listen_fd_, 8) != 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                          "management socket " + path_ + ": " + std::strerror(errno));
+    wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    thread_ = std::thread([this] { run(); });
+    skiff::log::get("manage")->info("management: JSON-RPC on {}", path_);
+    return Status::success();
+}
+
+void ManagementServer::stop() {
+    if (thread_.joinable()) {
+        uint64_t one = 1;
+        [[maybe_unused]] ssize_t n = write(wake_fd_, &one, sizeof(one));
+        thread_.join();
+    }
+    if (listen_fd_ >= 0) {
+        ::close(listen_fd_);
+        ::unlink(path_.c_str());
+        listen_fd_ = -1;
+    }
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    wake_fd_ = -1;
+}
+
+void ManagementServer::run() {
+    struct Client {
+        int fd;
+        std::string in;
+    };
+    std::vector<Client> clients;
+    for (;;) {
+        std::vector<pollfd> fds = {{wake_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+        for (auto &c : clients) fds.push_back({c.fd, POLLIN, 0});
+        // Wake at least every 100 ms to destroy namespaces that became quiescent.
+        ::poll(fds.data(), fds.size(), 100);
+        live_.reap();
+        if (fds[0].revents) break;
+        if (fds[1].revents & POLLIN) {
+            int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd >= 0) clients.push_back({fd, {}});
+        }
+        for (size_t i = 2; i < fds.size(); ++i) {
+            if (!fds[i].revents) continue;
+            Client &c = clients[i - 2];
+            char buf[4096];
+            ssize_t n = ::read(c.fd, buf, sizeof(buf));
+            if (n <= 0) {
+                ::close(c.fd);
+                c.fd = -1;
+                continue;
+            }
+            c.in.append(buf, size_t(n));
+            size_t nl;
+            while ((nl = c.in.find('\n')) != std::string::npos) {
+                std::string line = c.in.substr(0, nl);
+                c.in.erase(0, nl + 1);
+                json req = json::parse(line, nullptr, false);
+                json resp =
+                    req.is_discarded()
+                        ? json{{"jsonrpc", "2.0"},
+                               {"id", nullptr},
+                               {"error",
+                                {{"code", kRpcParseError}, {"message", "the request is not valid JSON"}}}}
+                        : handle(req);
+                std::string out = resp.dump() + "\n";
+                for (size_t off = 0; off < out.size();) {
+                    ssize_t w = ::write(c.fd, out.data() + off, out.size() - off);
+                    if (w <= 0) break;
+                    off += size_t(w);
+                }
+            }
+        }
+        std::erase_if(clients, [](const Client &c) { return c.fd < 0; });
+    }
+    for (auto &c : clients) ::close(c.fd);
+}
+
+json ManagementServer::handle(const json &request) {
+    json resp = {{"jsonrpc", "2.0"}, {"id", request.is_object() ? request.value("id", json()) : json()}};
+    try {
+        if (!request.is_object() || request.value("jsonrpc", "") != "2.0" || !request.contains("method") ||
+            !request["method"].is_string())
+            throw RpcError{
+                kRpcInvalidRequest,
+                "expected {\"jsonrpc\": \"2.0\", \"method\": \"...\", \"params\": {...}, \"id\": 1}"};
+        json params = request.value("params", json::object());
+        if (!params.is_object()) throw RpcError{kRpcInvalidParams, "params: expected an object"};
+        resp["result"] = dispatch(request["method"].get<std::string>(), params);
+    } catch (const RpcError &e) {
+        resp["error"] = {{"code", e.code}, {"message", e.message}};
+        if (!e.data.is_null()) resp["error"]["data"] = e.data;
+        skiff::log::get("manage")->warn("{}: {}", request.value("method", std::string("?")), e.message);
+    }
+    return resp;
+}
+
+json ManagementServer::dispatch(const std::string &method, const json &params) {
+    if (method == "list")
+        return {{"config", config::to_json(live_.running())}, {"listeners", live_.listeners_json()}};
+    if (method == "controllers") return live_.controllers_json();
+    if (method == "save") {
+        std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");
+        std::string tmp = path + ".tmp";
+        {
+            std::ofstream out(tmp);
+            out << config::to_json(live_.running()).dump(2) << "\n";
+            if (!out) throw RpcError{kRpcRefused, "save: cannot write " + tmp};
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            throw RpcError{kRpcRefused,
+                           "save: cannot rename " + tmp + " to " + path + ": " + std::strerror(errno)};
+        return {{"saved", path}};
+    }
+    if (method == "reload") {
+        auto r = reload_ ? reload_()
+                         : Result<std::vector<std::string>>(
+                               make_error(DOCA_ERROR_NOT_SUPPORTED, "no configuration file to reload"));
+        if (!r) throw RpcError{kRpcRefused, "reload refused: " + r.error().message};
+        return {{"changes", *r}};
+    }
+
+    // Everything else edits the running configuration, then validates and applies it whole.
+    json doc = config::to_json(live_.running());
+    if (method == "config.apply") {
+        doc = param(params, "config", json::value_t::object, "a whole skiff configuration object");
+    } else if (method == "subsystem.add") {
+        doc["subsystems"].push_back(param(params, "subsystem", json::value_t::object, "a subsystem object"));
+    } else if (method == "subsystem.remove") {
+        std::string nqn = str(params, "nqn", "a subsystem NQN");
+        json &s = subsystem_entry(doc, nqn);
+        for (auto &ns : s["namespaces"]) remove_backend(doc, ns["backend"]);
+        doc["subsystems"].erase(find_entry(doc, "subsystems", "nqn", nqn));
+        for (auto &l : doc["listeners"])
+            if (l.contains("subsystems"))
+                l["subsystems"].erase(std::remove(l["subsystems"].begin(), l["subsystems"].end(), nqn),
+                                      l["subsystems"].end());
+    } else if (method == "namespace.add") {
+        json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+        json ns = param(params, "namespace", json::value_t::object, "a namespace object");
+        if (params.contains("backend")) {
+            const json &b = param(params, "backend", json::value_t::object, "a backend object");
+            doc["backends"].push_back(b);
+            if (!ns.contains("backend") && b.contains("name")) ns["backend"] = b["name"];
+        }
+        s["namespaces"].push_back(ns);
+    } else if (method == "namespace.remove") {
+        json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+        uint64_t nsid =
+            param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
+        auto it = find_entry(s, "namespaces", "nsid", nsid);
+        if (it == s["namespaces"].end())
+            throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
+                                                  s["nqn"].get<std::string>()};
+        if (!params.value("keep_backend", false)) remove_backend(doc, (*it)["backend"]);
+        s["namespaces"].erase(it);
+    } else if (method == "backend.add") {
+        doc["backends"].push_back(param(params, "backend", json::value_t::object, "a backend object"));
+    } else if (method == "backend.remove") {
+        std::string name = str(params, "name", "a backend name");
+        if (find_entry(doc, "backends", "name", name) == doc["backends"].end())
+            throw RpcError{kRpcInvalidParams, "params.name: no backend named \"" + name + "\""};
+        remove_backend(doc, name);
+    } else if (method == "listener.add") {
+        doc["listeners"].push_back(param(params, "listener", json::value_t::object, "a listener object"));
+    } else if (method == "listener.remove") {
+        std::string addr = str(params, "addr", "an IPv4 address");
+        uint64_t port =
+            param(params, "port", json::value_t::number_unsigned, "a port number").get<uint64_t>();
+        std::string trtype = params.value("trtype", "tcp");
+        auto &list = doc["listeners"];
+        auto before = list.size();
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [&](const json &l) {
+                                      return l["addr"] == addr && l["port"] == port && l["trtype"] == trtype;
+                                  }),
+                   list.end());
+        if (list.size() == before)
+            throw RpcError{kRpcInvalidParams,
+                           "params: no " + trtype + " listener on " + addr + ":" + std::to_string(port)};
+    } else if (method == "host.add" || method == "host.remove") {
+        json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+        std::string host = str(params, "host", "a host NQN");
+        auto &hosts = s["allowed_hosts"];
+        auto it = std::find(hosts.begin(), hosts.end(), host);
+        if (method == "host.add") {
+            if (it != hosts.end())
+                throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is already allowed"};
+            hosts.push_back(host);
+            s["allow_any_host"] = false; // a host list means only those hosts
+        } else {
+            if (it == hosts.end())
+                throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is not on the list"};
+            hosts.erase(it);
+        }
+    } else {
+        throw RpcError{kRpcMethodNotFound, "unknown method \"" + method + "\"; expected one of " + kMethods};
+    }
+    config::LoadResult checked = config::parse_config(doc);
+    if (!checked.ok()) {
+        std::string all = checked.error_text();
+        all.pop_back(); // the last newline
+        throw RpcError{kRpcInvalidParams, all, checked.errors};
+    }
+    auto applied = live_.apply(*checked.config);
+    if (!applied) throw RpcError{kRpcRefused, "refused: " + applied.error().message};
+    return {{"changes", *applied}};
+}
+
+} // namespace skiff::dataplane

@@ -1,0 +1,223 @@
+// The validator's messages, exactly: each bad configuration and what skiff-target says about
+// it. A config is built from a valid base with one edit, so each row tests one rule.
+#include "skiff/config/load.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace skiff::config {
+namespace {
+
+using nlohmann::json;
+
+json base() {
+    return json::parse(R"({
+      "target": {"cores": 1},
+      "backends": [{"name": "ram0", "kind": "ram", "size": "64MiB"},
+                   {"name": "ram1", "kind": "ram", "size": "64MiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:a",
+                      "namespaces": [{"nsid": 1, "backend": "ram0"}, {"nsid": 2, "backend": "ram1"}]}],
+      "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": 4420}],
+      "discovery": {"trtype": "tcp", "addr": "127.0.0.1", "port": 8009}
+    })");
+}
+
+struct BadCase {
+    const char *what;
+    std::function<void(json &)> edit;
+    std::vector<std::string> errors;
+};
+
+const std::vector<BadCase> kCases = {
+    {"unknown backend",
+     [](json &j) { j["subsystems"][0]["namespaces"][1]["backend"] = "ram9"; },
+     {"subsystems[0].namespaces[1].backend: no backend named \"ram9\""}},
+    {"unknown top-level key",
+     [](json &j) { j["subsytems"] = json::array(); },
+     {"subsytems: unknown key; expected one of target, transports, backends, subsystems, listeners, "
+      "discovery"}},
+    {"cores out of range",
+     [](json &j) { j["target"]["cores"] = 0; },
+     {"target.cores: expected an integer 1..64, got 0"}},
+    {"cores of the wrong type",
+     [](json &j) { j["target"]["cores"] = "two"; },
+     {"target.cores: expected an integer 1..64, got \"two\""}},
+    {"unknown log level",
+     [](json &j) { j["target"]["log_level"] = "loud"; },
+     {"target.log_level: expected one of trace, debug, info, warn, error, critical, off, got \"loud\""}},
+    {"size without a unit we know",
+     [](json &j) { j["backends"][0]["size"] = "64MB"; },
+     {"backends[0].size: expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB to 1TiB, "
+      "got "
+      "\"64MB\""}},
+    {"size not a multiple of 4 KiB",
+     [](json &j) { j["backends"][0]["size"] = 6000; },
+     {"backends[0].size: expected a multiple of 4KiB, got 6000"}},
+    {"missing size",
+     [](json &j) { j["backends"][1].erase("size"); },
+     {"backends[1].size: missing; expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB "
+      "to "
+      "1TiB"}},
+    {"unknown backend kind",
+     [](json &j) { j["backends"][1]["kind"] = "tape"; },
+     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio"}},
+    {"aio without a path",
+     [](json &j) {
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"size", "1GiB"}};
+     },
+     {"backends[1].path: missing; expected a string such as \"/var/lib/skiff/disk0.img\""}},
+    {"aio with a relative path",
+     [](json &j) {
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"path", "disk.img"}};
+     },
+     {"backends[1].path: expected an absolute path, got \"disk.img\""}},
+    {"aio create without a size",
+     [](json &j) {
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"path", "/tmp/x"}, {"create", true}};
+     },
+     {"backends[1].size: missing; \"create\": true needs the size of the file to create"}},
+    {"field of another kind",
+     [](json &j) { j["backends"][0]["path"] = "/tmp/x"; },
+     {"backends[0].path: unknown key; expected one of name, kind, size"}},
+    {"duplicate backend name",
+     [](json &j) { j["backends"][1]["name"] = "ram0"; },
+     {"backends[1].name: \"ram0\" is already the name of backends[0]",
+      "subsystems[0].namespaces[1].backend: no backend named \"ram1\""}},
+    {"backend used twice",
+     [](json &j) { j["subsystems"][0]["namespaces"][1]["backend"] = "ram0"; },
+     {"subsystems[0].namespaces[1].backend: backend \"ram0\" is already used by "
+      "subsystems[0].namespaces[0]"}},
+    {"bad NQN",
+     [](json &j) { j["subsystems"][0]["nqn"] = "skiff-disk"; },
+     {"subsystems[0].nqn: \"skiff-disk\" does not start with \"nqn.yyyy-mm.\""}},
+    {"discovery NQN",
+     [](json &j) { j["subsystems"][0]["nqn"] = "nqn.2014-08.org.nvmexpress.discovery"; },
+     {"subsystems[0].nqn: the discovery NQN is reserved; expected an NVM subsystem NQN"}},
+    {"duplicate subsystem",
+     [](json &j) {
+         j["subsystems"].push_back({{"nqn", "nqn.2026-11.io.skiff:a"}});
+     },
+     {"subsystems[1].nqn: \"nqn.2026-11.io.skiff:a\" is already used by another subsystem"}},
+    {"serial too long",
+     [](json &j) { j["subsystems"][0]["serial"] = "012345678901234567890"; },
+     {"subsystems[0].serial: expected 1..20 characters, got 21"}},
+    {"hosts while any host",
+     [](json &j) {
+         j["subsystems"][0]["allow_any_host"] = true;
+         j["subsystems"][0]["allowed_hosts"] = {
+             "nqn.2014-08.org.nvmexpress:uuid:8f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"};
+     },
+     {"subsystems[0].allow_any_host: is true while allowed_hosts lists hosts; expected false (or drop "
+      "allowed_hosts)"}},
+    {"bad host NQN",
+     [](json &j) { j["subsystems"][0]["allowed_hosts"] = {"host1"}; },
+     {"subsystems[0].allowed_hosts[0]: \"host1\" does not start with \"nqn.yyyy-mm.\""}},
+    {"controller id range reversed",
+     [](json &j) {
+         j["subsystems"][0]["cntlid_min"] = 10;
+         j["subsystems"][0]["cntlid_max"] = 5;
+     },
+     {"subsystems[0].cntlid_max: expected at least cntlid_min (10), got 5"}},
+    {"nsid out of range",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["nsid"] = 33; },
+     {"subsystems[0].namespaces[0].nsid: expected an integer 1..32, got 33"}},
+    {"duplicate nsid",
+     [](json &j) { j["subsystems"][0]["namespaces"][1]["nsid"] = 1; },
+     {"subsystems[0].namespaces[1].nsid: 1 is already used in this subsystem"}},
+    {"bad block size",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["block_size"] = 1024; },
+     {"subsystems[0].namespaces[0].block_size: expected 512 or 4096, got 1024"}},
+    {"bad uuid",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["uuid"] = "1234"; },
+     {"subsystems[0].namespaces[0].uuid: expected 32 hex digits, optionally as 8-4-4-4-12 with dashes, got "
+      "\"1234\""}},
+    {"duplicate nguid",
+     [](json &j) {
+         j["subsystems"][0]["namespaces"][0]["nguid"] = "000102030405060708090a0b0c0d0e0f";
+         j["subsystems"][0]["namespaces"][1]["nguid"] = "00010203-0405-0607-0809-0a0b0c0d0e0f";
+     },
+     {"subsystems[0].namespaces[1].nguid: already used by subsystems[0].namespaces[0].nguid; identifiers "
+      "must be "
+      "unique"}},
+    {"ANA group out of range",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["ana_group"] = 0; },
+     {"subsystems[0].namespaces[0].ana_group: expected an integer 1..128, got 0"}},
+    {"unknown transport type",
+     [](json &j) { j["listeners"][0]["trtype"] = "fc"; },
+     {"listeners[0].trtype: expected \"tcp\" or \"rdma\", got \"fc\""}},
+    {"bad address",
+     [](json &j) { j["listeners"][0]["addr"] = "localhost"; },
+     {"listeners[0].addr: expected a dotted IPv4 address such as \"127.0.0.1\", got \"localhost\""}},
+    {"port out of range",
+     [](json &j) { j["listeners"][0]["port"] = 70000; },
+     {"listeners[0].port: expected an integer 0..65535, got 70000"}},
+    {"listener names an unknown subsystem",
+     [](json &j) { j["listeners"][0]["subsystems"] = {"nqn.2026-11.io.skiff:b"}; },
+     {"listeners[0].subsystems[0]: no subsystem named \"nqn.2026-11.io.skiff:b\""}},
+    {"listener address twice",
+     [](json &j) { j["discovery"]["port"] = 4420; },
+     {"discovery: tcp 127.0.0.1:4420 is already configured by listeners[0]"}},
+    {"in-capsule size not a multiple of 16",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"in_capsule_data_size", 1000}}};
+     },
+     {"transports[0].in_capsule_data_size: expected a multiple of 16 bytes, got 1000"}},
+    {"max I/O size not a power of two",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"max_io_size", "96KiB"}}};
+     },
+     {"transports[0].max_io_size: expected a power of two such as \"128KiB\", got \"96KiB\""}},
+    {"transports that disagree",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"max_queue_depth", 64}},
+                            {{"trtype", "rdma"}, {"max_queue_depth", 128}}};
+     },
+     {"transports[1]: expected the same limits as transports[0] (the target applies one set of limits to "
+      "every "
+      "transport)"}},
+    {"several mistakes at once",
+     [](json &j) {
+         j["target"]["cores"] = 100;
+         j["backends"][0]["size"] = "lots";
+         j["listeners"][0]["port"] = -1;
+     },
+     {"target.cores: expected an integer 1..64, got 100",
+      "backends[0].size: expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB to 1TiB, "
+      "got "
+      "\"lots\"",
+      "listeners[0].port: expected an integer 0..65535, got -1"}},
+};
+
+TEST(BadConfig, EveryRuleGivesItsExactMessage) {
+    for (const BadCase &c : kCases) {
+        json doc = base();
+        c.edit(doc);
+        LoadResult r = parse_config(doc);
+        EXPECT_FALSE(r.ok()) << c.what;
+        EXPECT_FALSE(r.config.has_value()) << c.what << ": an invalid file yields no configuration";
+        EXPECT_EQ(r.errors, c.errors) << c.what;
+    }
+}
+
+TEST(BadConfig, TheBaseIsValid) {
+    LoadResult r = parse_config(base());
+    ASSERT_TRUE(r.ok()) << r.error_text();
+}
+
+TEST(BadConfig, SyntaxErrorsNameThePosition) {
+    LoadResult r = parse_config_text("{\"target\": {\"cores\": 1,}}");
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("(syntax)"), std::string::npos) << r.errors[0];
+    EXPECT_NE(r.errors[0].find("line 1"), std::string::npos) << r.errors[0];
+}
+
+TEST(BadConfig, MissingFileIsAnError) {
+    LoadResult r = load_config_file("/nonexistent/skiff.json");
+    ASSERT_EQ(r.errors, std::vector<std::string>{"/nonexistent/skiff.json: cannot be read"});
+}
+
+} // namespace
+} // namespace skiff::config

@@ -1,0 +1,46 @@
+// Every example under config/examples/ loads (skiff format) or imports (nvmetcli format), and
+// says what it serves.
+#include "skiff/config/load.hpp"
+#include "skiff/config/nvmetcli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace skiff::config {
+namespace {
+
+TEST(Examples, EachLoads) {
+    size_t n = 0;
+    for (auto &entry : std::filesystem::directory_iterator(SKIFF_SOURCE_DIR "/config/examples")) {
+        if (entry.path().extension() != ".json") continue;
+        bool nvmetcli = entry.path().filename().string().starts_with("nvmetcli");
+        LoadResult r = nvmetcli ? import_nvmetcli_file(entry.path()) : load_config_file(entry.path());
+        ASSERT_TRUE(r.ok()) << entry.path() << "\n" << r.error_text();
+        EXPECT_FALSE(r.config->subsystems.empty()) << entry.path();
+        EXPECT_FALSE(summarize(*r.config).empty());
+        ++n;
+    }
+    EXPECT_GE(n, 4u);
+}
+
+TEST(Examples, MultiSubsystemHasWhatItSays) {
+    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/multi-subsystem.json");
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const Config &c = *r.config;
+    EXPECT_EQ(c.target.cores, 2);
+    EXPECT_EQ(c.target.management_socket, "/run/skiff/target.sock");
+    EXPECT_EQ(c.transport().max_io_queues, 16u);
+    EXPECT_EQ(c.transport().in_capsule_data_size, 8192u);
+    ASSERT_EQ(c.subsystems.size(), 2u);
+    EXPECT_FALSE(c.subsystems[0].allow_any_host);
+    EXPECT_EQ(c.subsystems[0].cntlid_max, 1000);
+    EXPECT_EQ(c.subsystems[0].namespaces[1].ana_group, 2u);
+    EXPECT_EQ(c.subsystems[0].namespaces[1].block_size, 4096u);
+    ASSERT_TRUE(c.listeners[0].subsystems);
+    EXPECT_EQ(*c.listeners[0].subsystems, std::vector<std::string>{"nqn.2026-11.io.skiff:tenant-a"});
+    EXPECT_FALSE(c.listeners[1].subsystems);
+}
+
+} // namespace
+} // namespace skiff::config

@@ -1,0 +1,116 @@
+// Loading valid configurations: defaults, units, identifiers, listeners, and that what
+// to_json() writes loads back to the same configuration.
+#include "skiff/config/load.hpp"
+#include "skiff/config/save.hpp"
+#include "skiff/config/units.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace skiff::config {
+namespace {
+
+using nlohmann::json;
+
+TEST(Units, SizesWithBinaryUnits) {
+    EXPECT_EQ(parse_size("512MiB"), uint64_t(512) << 20);
+    EXPECT_EQ(parse_size("1TiB"), uint64_t(1) << 40);
+    EXPECT_EQ(parse_size("4K"), 4096u);
+    EXPECT_EQ(parse_size("4096"), 4096u);
+    EXPECT_EQ(parse_size("2G"), uint64_t(2) << 30);
+    EXPECT_FALSE(parse_size("1.5GiB"));
+    EXPECT_FALSE(parse_size("GiB"));
+    EXPECT_FALSE(parse_size("12MB"));
+    EXPECT_FALSE(parse_size("99999999999999999999"));
+    EXPECT_FALSE(parse_size("16384PiB")); // overflows 64 bits
+    EXPECT_EQ(format_size(uint64_t(1) << 30), "1GiB");
+    EXPECT_EQ(format_size(4608), "4608");
+    EXPECT_EQ(format_size(8192), "8KiB");
+}
+
+TEST(Units, Identifiers) {
+    auto id = parse_id16("6F1C2A4E-0B7D-4C59-9A3E-2D8F5B1C7E90");
+    ASSERT_TRUE(id);
+    EXPECT_EQ((*id)[0], 0x6f);
+    EXPECT_EQ((*id)[15], 0x90);
+    EXPECT_EQ(format_id16(*id), "6f1c2a4e-0b7d-4c59-9a3e-2d8f5b1c7e90");
+    EXPECT_EQ(parse_id16("6f1c2a4e0b7d4c599a3e2d8f5b1c7e90"), id);
+    EXPECT_FALSE(parse_id16("6f1c2a4e-0b7d4c59-9a3e-2d8f5b1c7e90a"));
+    EXPECT_FALSE(parse_id16("6f1c2a4e0b7d4c599a3e2d8f5b1c7e9g"));
+}
+
+TEST(Load, DefaultsFillWhatIsLeftOut) {
+    LoadResult r = parse_config(json::parse(R"({
+      "backends": [{"name": "b", "kind": "null", "size": "1TiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:x", "namespaces": [{"nsid": 3, "backend": "b"}]}]
+    })"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const Config &c = *r.config;
+    EXPECT_EQ(c.target.cores, 1);
+    EXPECT_EQ(c.target.log_level, "info");
+    EXPECT_TRUE(c.target.management_socket.empty());
+    EXPECT_EQ(c.transport().max_queue_depth, 128u);
+    ASSERT_EQ(c.backends.size(), 1u);
+    EXPECT_EQ(c.backends[0].size_bytes, uint64_t(1) << 40);
+    const SubsystemConfig &s = c.subsystems[0];
+    EXPECT_TRUE(s.allow_any_host);
+    EXPECT_EQ(s.cntlid_min, 1);
+    EXPECT_EQ(s.cntlid_max, 0xFFEF);
+    EXPECT_EQ(s.namespaces[0].nsid, 3u);
+    EXPECT_EQ(s.namespaces[0].block_size, 512u);
+    EXPECT_EQ(s.namespaces[0].ana_group, 1u);
+    EXPECT_FALSE(s.namespaces[0].uuid);
+    EXPECT_TRUE(c.listeners.empty());
+    EXPECT_FALSE(c.discovery);
+}
+
+TEST(Load, AHostListAloneMeansOnlyThoseHosts) {
+    LoadResult r = parse_config(json::parse(R"({"subsystems": [{"nqn": "nqn.2026-11.io.skiff:x",
+      "allowed_hosts": ["nqn.2014-08.org.nvmexpress:uuid:8f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"]}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_FALSE(r.config->subsystems[0].allow_any_host);
+}
+
+TEST(Load, AioSettings) {
+    LoadResult r = parse_config(json::parse(R"({"backends": [
+      {"name": "d", "kind": "aio", "path": "/var/lib/skiff/d.img", "size": "2GiB", "create": true,
+       "buffered": true, "queue_depth": 64},
+      {"name": "e", "kind": "aio", "path": "/dev/sdb"}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const BackendConfig &d = r.config->backends[0];
+    EXPECT_EQ(d.size_bytes, uint64_t(2) << 30);
+    EXPECT_EQ(d.settings["path"], "/var/lib/skiff/d.img");
+    EXPECT_EQ(d.settings["create"], true);
+    EXPECT_EQ(d.settings["buffered"], true);
+    EXPECT_EQ(d.settings["queue_depth"], 64);
+    const BackendConfig &e = r.config->backends[1];
+    EXPECT_EQ(e.size_bytes, 0u); // the device decides
+    EXPECT_EQ(e.settings["create"], false);
+    EXPECT_EQ(e.settings["buffered"], false);
+    EXPECT_EQ(e.settings["queue_depth"], 128);
+}
+
+TEST(Load, SaveLoadsBackToTheSameConfiguration) {
+    for (auto &entry : std::filesystem::directory_iterator(SKIFF_SOURCE_DIR "/config/examples")) {
+        if (entry.path().filename().string().starts_with("nvmetcli")) continue;
+        LoadResult first = load_config_file(entry.path());
+        ASSERT_TRUE(first.ok()) << entry.path() << "\n" << first.error_text();
+        LoadResult again = parse_config(to_json(*first.config));
+        ASSERT_TRUE(again.ok()) << entry.path() << "\n" << again.error_text();
+        EXPECT_EQ(to_json(*again.config), to_json(*first.config)) << entry.path();
+        EXPECT_TRUE(again.config->subsystems == first.config->subsystems) << entry.path();
+        EXPECT_TRUE(again.config->backends == first.config->backends) << entry.path();
+        EXPECT_TRUE(again.config->listeners == first.config->listeners) << entry.path();
+    }
+}
+
+TEST(Load, DefaultConfigIsValid) {
+    LoadResult r = parse_config(to_json(default_config()));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_EQ(r.config->subsystems[0].nqn, "nqn.2026-11.io.skiff:default");
+    EXPECT_EQ(r.config->backends[0].size_bytes, uint64_t(1) << 30);
+}
+
+} // namespace
+} // namespace skiff::config
