@@ -159,7 +159,7 @@ struct UnitTarget {
         ns = std::make_shared<tgt::Namespace>(1, block_size, device, tgt::derive_namespace_ids(kNqn, 1));
         EXPECT_TRUE(subsys->add_namespace(ns).ok());
         EXPECT_TRUE(target.add_subsystem(subsys).ok());
-        port = target.add_port({0, "tcp", "127.0.0.1", "4420", false});
+        port = target.add_port({0, "tcp", "127.0.0.1", "4420", false, std::nullopt});
     }
 
     // Connects and enables an admin queue; returns the controller id.
