@@ -21,6 +21,9 @@
 #                     verify (4k random + 128k sequential), disconnects.
 #   rdma-reconnect    tests/lab/rdma-reconnect.sh: 20 nvme-rdma connect/disconnect cycles; the
 #                     guest's `rdma res` QP/MR/PD/CQ/CM-id counts return to their starting values.
+#   doca-rdma         tests/helpers/rdma_pingpong INSIDE the guest on rxe0: two doca_rdma contexts
+#                     (server and client processes) do connect with private data, send/receive,
+#                     RDMA write (+imm) and RDMA read with byte checks, disconnect.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -103,7 +106,27 @@ test_rdma_reconnect() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet rdma-target rdma-reconnect)
+test_doca_rdma() {
+  local pingpong="$checkout/build/bin/rdma_pingpong"
+  [ -x "$pingpong" ] || { echo "doca-rdma: $pingpong is missing (scripts/build.sh release)"; return 1; }
+  # shellcheck disable=SC2016  # expanded in the guest
+  LAB_PASS_ENV="${LAB_PASS_ENV:-} PINGPONG" PINGPONG="$pingpong" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" \
+    "$lab/run-in-guest" '
+set -uo pipefail
+. /lab/guest/nvmet.sh
+addr="$(lab_rxe_up)" || { echo "doca-rdma: FAIL: soft-RoCE (rxe0) did not come up"; exit 1; }
+/lab/guest/with-host-libs "$PINGPONG" --server --device rxe0 --port 7471 > /lab-run/server.log 2>&1 &
+spid=$!
+/lab/guest/with-host-libs "$PINGPONG" --client --device rxe0 --addr "$addr" --port 7471 > /lab-run/client.log 2>&1
+crc=$?
+wait $spid; src=$?
+echo "--- server"; cat /lab-run/server.log
+echo "--- client"; cat /lab-run/client.log
+echo "doca-rdma: server exit $src, client exit $crc"
+[ $src = 0 ] && [ $crc = 0 ]'
+}
+
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet rdma-target rdma-reconnect doca-rdma)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -103,9 +103,15 @@ void recv_err(doca_rdma_task_receive *t, doca_data, doca_data) {
     ev.errors++;
     doca_task_free(doca_rdma_task_receive_as_task(t));
 }
+// Send tasks carry their source buf in the task user data (released here); RDMA tasks carry none.
 template <typename T, doca_task *(*AsTask)(T *)>
 void task_ok(T *t, doca_data ud, doca_data) {
-    (ud.u64 == 1 ? ev.send_done : ev.rdma_done)++;
+    if (ud.ptr != nullptr) {
+        doca_buf_dec_refcount(static_cast<doca_buf *>(ud.ptr), nullptr);
+        ev.send_done++;
+    } else {
+        ev.rdma_done++;
+    }
     doca_task_free(AsTask(t));
 }
 template <typename T, doca_task *(*AsTask)(T *)>
@@ -242,7 +248,7 @@ std::string take_received(doca_rdma_task_receive *t) {
 void send_bytes(Side &s, uint8_t *region, const void *bytes, size_t len, bool imm, doca_be32_t imm_value) {
     std::memcpy(region, bytes, len);
     doca_buf *b = buf_at(s, s.mmap, region, len, true);
-    doca_data ud{.u64 = 1};
+    doca_data ud{.ptr = b};
     if (imm) {
         doca_rdma_task_send_imm *t = nullptr;
         check_rc(doca_rdma_task_send_imm_allocate_init(s.rdma, ev.conn, b, imm_value, ud, &t),
@@ -405,11 +411,11 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     doca_buf *dst1 = buf_at(s, remote, rbase + 2 * kRegion, kRegion / 2, false);
     doca_buf *dst2 = buf_at(s, remote, rbase + 2 * kRegion + kRegion / 2, kRegion / 2, false);
     doca_rdma_task_write *w = nullptr;
-    check_rc(doca_rdma_task_write_allocate_init(s.rdma, ev.conn, src1, dst1, {.u64 = 2}, &w),
+    check_rc(doca_rdma_task_write_allocate_init(s.rdma, ev.conn, src1, dst1, {}, &w),
              "write allocate");
     check_rc(doca_task_submit(doca_rdma_task_write_as_task(w)), "write submit");
     doca_rdma_task_write_imm *wi = nullptr;
-    check_rc(doca_rdma_task_write_imm_allocate_init(s.rdma, ev.conn, src2, dst2, kWriteImm, {.u64 = 2}, &wi),
+    check_rc(doca_rdma_task_write_imm_allocate_init(s.rdma, ev.conn, src2, dst2, kWriteImm, {}, &wi),
              "write_imm allocate");
     check_rc(doca_task_submit(doca_rdma_task_write_imm_as_task(wi)), "write_imm submit");
     if (!progress_until(
@@ -420,7 +426,7 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     doca_buf *rsrc = buf_at(s, remote, rbase + 3 * kRegion, kRegion, true);
     doca_buf *ldst = buf_at(s, s.mmap, read_dst, kRegion, false);
     doca_rdma_task_read *r = nullptr;
-    check_rc(doca_rdma_task_read_allocate_init(s.rdma, ev.conn, rsrc, ldst, {.u64 = 2}, &r), "read allocate");
+    check_rc(doca_rdma_task_read_allocate_init(s.rdma, ev.conn, rsrc, ldst, {}, &r), "read allocate");
     check_rc(doca_task_submit(doca_rdma_task_read_as_task(r)), "read submit");
     if (!progress_until(
             s, [] { return ev.rdma_done == 3; }, "client: read complete"))

@@ -410,7 +410,8 @@ doca_task *doca_rdma::poll_cq() {
                         : (wc.wc_flags & IBV_WC_WITH_IMM)      ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
                                                                : DOCA_RDMA_OPCODE_RECV_SEND;
             r->imm = (wc.wc_flags & IBV_WC_WITH_IMM) ? wc.imm_data : 0;
-            r->dst->data_len += wc.byte_len;
+            // A write-with-immediate placed its bytes in remote memory, not in this buffer.
+            if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM) r->dst->data_len += wc.byte_len;
         }
     } else if (t->conn != nullptr && t->conn->outstanding > 0) {
         --t->conn->outstanding;
