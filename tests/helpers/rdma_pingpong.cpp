@@ -411,8 +411,7 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     doca_buf *dst1 = buf_at(s, remote, rbase + 2 * kRegion, kRegion / 2, false);
     doca_buf *dst2 = buf_at(s, remote, rbase + 2 * kRegion + kRegion / 2, kRegion / 2, false);
     doca_rdma_task_write *w = nullptr;
-    check_rc(doca_rdma_task_write_allocate_init(s.rdma, ev.conn, src1, dst1, {}, &w),
-             "write allocate");
+    check_rc(doca_rdma_task_write_allocate_init(s.rdma, ev.conn, src1, dst1, {}, &w), "write allocate");
     check_rc(doca_task_submit(doca_rdma_task_write_as_task(w)), "write submit");
     doca_rdma_task_write_imm *wi = nullptr;
     check_rc(doca_rdma_task_write_imm_allocate_init(s.rdma, ev.conn, src2, dst2, kWriteImm, {}, &wi),

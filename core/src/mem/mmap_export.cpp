@@ -28,7 +28,8 @@ auto logger() {
 }
 
 constexpr uint32_t pci_access = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE;
-constexpr uint32_t rdma_access = DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
+constexpr uint32_t rdma_access =
+    DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
 
 uint64_t random_token() {
     std::random_device rd;
@@ -120,8 +121,9 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
         return DOCA_ERROR_INVALID_VALUE;
     if (auto r = check_exportable(mmap, dev, "doca_mmap_export_rdma"); r != DOCA_SUCCESS) return r;
     if ((mmap->permissions & rdma_access) == 0) {
-        logger()->error("doca_mmap_export_rdma: the mmap grants no RDMA access; set DOCA_ACCESS_FLAG_RDMA_READ "
-                        "and/or DOCA_ACCESS_FLAG_RDMA_WRITE before start");
+        logger()->error(
+            "doca_mmap_export_rdma: the mmap grants no RDMA access; set DOCA_ACCESS_FLAG_RDMA_READ "
+            "and/or DOCA_ACCESS_FLAG_RDMA_WRITE before start");
         return DOCA_ERROR_NOT_PERMITTED;
     }
     ibv_mr *mr = nullptr;
@@ -147,6 +149,25 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 
 namespace {
 
+// The mmap behind an import of either kind: started at once (it refuses start, stop and every
+// setter), holding the importing device. The caller adds the kind's link and registers it.
+doca_mmap *new_imported_mmap(const union doca_data *user_data, uint64_t addr, uint64_t len,
+                             uint32_t permissions, doca_dev *dev) {
+    auto *m = new (std::nothrow) doca_mmap{};
+    if (m == nullptr) return nullptr;
+    m->addr = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+    m->len = len;
+    m->range_set = true;
+    m->permissions = permissions;
+    m->from_export = true;
+    m->started = true;
+    m->ever_started = true;
+    if (user_data != nullptr) m->user_data = *user_data;
+    m->devs.push_back(dev);
+    skiff::core::dev::dev_hold(dev);
+    return m;
+}
+
 // An RDMA export imported on an RDMA device: the remote side of read/write tasks.
 doca_error_t import_rdma(const union doca_data *user_data, const void *export_desc, size_t export_desc_len,
                          struct doca_dev *dev, struct doca_mmap **mmap) {
@@ -164,22 +185,13 @@ doca_error_t import_rdma(const union doca_data *user_data, const void *export_de
         return DOCA_ERROR_NOT_SUPPORTED;
     }
     const auto &d = decoded.value();
-    auto *m = new (std::nothrow) doca_mmap{};
+    doca_mmap *m = new_imported_mmap(user_data, d.addr, d.len, d.permissions, dev);
     if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
-    m->addr = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(d.addr));
-    m->len = d.len;
-    m->range_set = true;
-    m->permissions = d.permissions;
-    m->from_export = true;
-    m->started = true;
-    m->ever_started = true;
     m->rdma_remote = true;
     m->rdma_rkey = d.rkey;
-    if (user_data != nullptr) m->user_data = *user_data;
-    m->devs.push_back(dev);
-    dev::dev_hold(dev);
     mem::live_handles().add(m);
-    logger()->debug("imported RDMA export [{:#x}, +{}) rkey {:#x} through {}", d.addr, d.len, d.rkey, desc.name);
+    logger()->debug("imported RDMA export [{:#x}, +{}) rkey {:#x} through {}", d.addr, d.len, d.rkey,
+                    desc.name);
     *mmap = m;
     return DOCA_SUCCESS;
 }
@@ -235,18 +247,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
     link->segment = std::move(segment.value());
     link->remote = std::move(remote.value());
 
-    auto *m = new (std::nothrow) doca_mmap{};
+    doca_mmap *m = new_imported_mmap(user_data, d.addr, d.len, d.permissions, dev);
     if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
-    m->addr = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(d.addr));
-    m->len = d.len;
-    m->range_set = true;
-    m->permissions = d.permissions;
-    m->from_export = true;
-    m->started = true; // usable at once; refuses start, stop and every setter
-    m->ever_started = true;
-    if (user_data != nullptr) m->user_data = *user_data;
-    m->devs.push_back(dev);
-    dev::dev_hold(dev);
     m->import = std::move(link);
     mem::live_handles().add(m);
     logger()->debug("imported [{:#x}, +{}) of pid {} ({}) through {}", d.addr, d.len, d.exporter_pid,
