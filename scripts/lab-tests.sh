@@ -107,7 +107,7 @@ test_rdma_reconnect() {
 }
 
 test_doca_rdma() {
-  local pingpong="$checkout/build/bin/rdma_pingpong"
+  local pingpong="${RDMA_PINGPONG:-$checkout/build/bin/rdma_pingpong}"
   [ -x "$pingpong" ] || { echo "doca-rdma: $pingpong is missing (scripts/build.sh release)"; return 1; }
   # shellcheck disable=SC2016  # expanded in the guest
   LAB_PASS_ENV="${LAB_PASS_ENV:-} PINGPONG" PINGPONG="$pingpong" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" \
