@@ -117,6 +117,8 @@ set -uo pipefail
 addr="$(lab_rxe_up)" || { echo "doca-rdma: FAIL: soft-RoCE (rxe0) did not come up"; exit 1; }
 /lab/guest/with-host-libs "$PINGPONG" --server --device rxe0 --port 7471 > /lab-run/server.log 2>&1 &
 spid=$!
+# Start the client once the server listens (with-host-libs must not set up two programs at once).
+for _ in $(seq 1 120); do grep -q "^listening" /lab-run/server.log 2>/dev/null && break; kill -0 $spid 2>/dev/null || break; sleep 0.5; done
 /lab/guest/with-host-libs "$PINGPONG" --client --device rxe0 --addr "$addr" --port 7471 > /lab-run/client.log 2>&1
 crc=$?
 wait $spid; src=$?

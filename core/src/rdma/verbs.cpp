@@ -53,8 +53,10 @@ doca_error_t verbs_device_of(const doca_dev *dev, const char *what, VerbsDevice 
                         what, desc.name);
         return DOCA_ERROR_NOT_SUPPORTED;
     }
+    // Never destroyed: the PDs live until exit and stay reachable (no static destructor runs
+    // while a context or an MR might still use them).
     static std::mutex mu;
-    static std::map<std::string, VerbsDevice> devices;
+    static auto &devices = *new std::map<std::string, VerbsDevice>;
     std::lock_guard lock(mu);
     if (auto it = devices.find(desc.ibdev_name); it != devices.end()) {
         *out = it->second;
