@@ -29,6 +29,9 @@
 #                     against the Linux kernel's nvmet-tcp in the guest: 2 s of 4k randrw with
 #                     --verify on 2 queues, then 1 s of 128k sequential reads; both must finish
 #                     with I/O done and no verify error.
+#   doca-rdma         tests/helpers/rdma_pingpong INSIDE the guest on rxe0: two doca_rdma contexts
+#                     (server and client processes) do connect with private data, send/receive,
+#                     RDMA write (+imm) and RDMA read with byte checks, disconnect.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -127,7 +130,29 @@ run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
 run --rw read --bs 128k --qd 8 --time 1s --json"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet)
+test_doca_rdma() {
+  local pingpong="${RDMA_PINGPONG:-$checkout/build/bin/rdma_pingpong}"
+  [ -x "$pingpong" ] || { echo "doca-rdma: $pingpong is missing (scripts/build.sh release)"; return 1; }
+  # shellcheck disable=SC2016  # expanded in the guest
+  LAB_PASS_ENV="${LAB_PASS_ENV:-} PINGPONG" PINGPONG="$pingpong" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" \
+    "$lab/run-in-guest" '
+set -uo pipefail
+. /lab/guest/nvmet.sh
+addr="$(lab_rxe_up)" || { echo "doca-rdma: FAIL: soft-RoCE (rxe0) did not come up"; exit 1; }
+/lab/guest/with-host-libs "$PINGPONG" --server --device rxe0 --port 7471 > /lab-run/server.log 2>&1 &
+spid=$!
+# Start the client once the server listens (with-host-libs must not set up two programs at once).
+for _ in $(seq 1 120); do grep -q "^listening" /lab-run/server.log 2>/dev/null && break; kill -0 $spid 2>/dev/null || break; sleep 0.5; done
+/lab/guest/with-host-libs "$PINGPONG" --client --device rxe0 --addr "$addr" --port 7471 > /lab-run/client.log 2>&1
+crc=$?
+wait $spid; src=$?
+echo "--- server"; cat /lab-run/server.log
+echo "--- client"; cat /lab-run/client.log
+echo "doca-rdma: server exit $src, client exit $crc"
+[ $src = 0 ] && [ $crc = 0 ]'
+}
+
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet doca-rdma)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -73,7 +73,7 @@ TEST_F(ExportRules, Rule10_ExportWithADeviceLackingTheCapabilityIsNotSupported) 
     EXPECT_EQ(doca_mmap_export_pci(mmap, p0, &desc, &desc_len), DOCA_ERROR_NOT_SUPPORTED);
 }
 
-TEST_F(ExportRules, Rule15_ExportRdmaIsNotSupportedYet) {
+TEST_F(ExportRules, Rule15_ExportRdmaWithADeviceWithoutRdmaIsNotSupported) {
     ASSERT_EQ(doca_mmap_set_permissions(mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ),
               DOCA_SUCCESS);
     ASSERT_EQ(doca_mmap_add_dev(mmap, pf0), DOCA_SUCCESS);

@@ -16,6 +16,8 @@ doca_error_t check_access(const doca_mmap *m, const void *addr, size_t len) {
     if (m == nullptr || (addr == nullptr && len != 0)) return DOCA_ERROR_INVALID_VALUE;
     if (!m->started) return DOCA_ERROR_BAD_STATE;
     if (!mem::mmap_contains(m, addr, len)) return DOCA_ERROR_INVALID_VALUE;
+    // An RDMA import is reachable only by RDMA read/write tasks, never by the CPU or a DMA engine.
+    if (m->rdma_remote) return DOCA_ERROR_NOT_SUPPORTED;
     if (m->from_export && m->import->segment->revoked()) return DOCA_ERROR_NOT_CONNECTED;
     return DOCA_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include "dev/device.hpp"
 #include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
+#include "rdma/verbs.hpp"
 
 #include <skiff/core/log.hpp>
 
@@ -49,6 +50,7 @@ void mmap_revoke_exports(doca_mmap *m) {
     if (!m->exports.empty())
         logger()->debug("revoking {} export(s) of mmap {}", m->exports.size(), static_cast<void *>(m));
     m->exports.clear(); // ~ExportSegment revokes, then frees the segment; the blobs go too
+    skiff::core::rdma::mmap_deregister_all(m); // the peers' rkeys stop working here
 }
 
 } // namespace skiff::core::mem

@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+struct ibv_mr;
+
 namespace skiff::core::mem {
 
 // Default device limit of a new mmap (doca_mmap_set_max_num_devices changes it before start).
@@ -55,6 +57,17 @@ struct doca_mmap {
 
     std::vector<std::unique_ptr<skiff::core::mem::ExportRecord>> exports;
     std::unique_ptr<skiff::core::mem::ImportLink> import;
+
+    // RDMA: one memory registration per device (core/src/rdma/verbs.cpp) and the RDMA export
+    // blobs; for an mmap imported from an RDMA export, the peer's rkey.
+    struct RdmaReg {
+        const doca_dev *dev = nullptr;
+        ibv_mr *mr = nullptr;
+        std::vector<uint8_t> blob; // the doca_mmap_export_rdma descriptor, once asked for
+    };
+    std::vector<RdmaReg> rdma_regs;
+    bool rdma_remote = false;
+    uint32_t rdma_rkey = 0;
 };
 
 namespace skiff::core::mem {

@@ -4,13 +4,15 @@
 //   - doca_mmap_export_pci: only with a host-side function (it has the export-PCI capability).
 //   - doca_mmap_create_from_export of a PCI export: only with a DPU PF (from-export-PCI capability)
 //     that manages the representor of the exporting host function (the same PCI address).
-//   - A host-side process can import only RDMA exports; RDMA export is not available yet.
+//   - doca_mmap_export_rdma: an RDMA device (core/src/rdma); the import needs an RDMA device too.
 #include <doca_mmap.h>
 
 #include "dev/device.hpp"
 #include "mem/export_blob.hpp"
 #include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
+#include "rdma/export_blob.hpp"
+#include "rdma/verbs.hpp"
 
 #include <skiff/core/log.hpp>
 
@@ -26,6 +28,8 @@ auto logger() {
 }
 
 constexpr uint32_t pci_access = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+constexpr uint32_t rdma_access =
+    DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
 
 uint64_t random_token() {
     std::random_device rd;
@@ -112,19 +116,95 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,
                                    const void **export_desc, size_t *export_desc_len) {
+    using namespace skiff::core;
     if (mmap == nullptr || dev == nullptr || export_desc == nullptr || export_desc_len == nullptr)
         return DOCA_ERROR_INVALID_VALUE;
-    logger()->error(
-        "doca_mmap_export_rdma: RDMA export (rkey + address + GID over rdma-core) is not implemented in "
-        "skiff yet; share host memory with doca_mmap_export_pci");
-    return DOCA_ERROR_NOT_SUPPORTED;
+    if (auto r = check_exportable(mmap, dev, "doca_mmap_export_rdma"); r != DOCA_SUCCESS) return r;
+    if ((mmap->permissions & rdma_access) == 0) {
+        logger()->error(
+            "doca_mmap_export_rdma: the mmap grants no RDMA access; set DOCA_ACCESS_FLAG_RDMA_READ "
+            "and/or DOCA_ACCESS_FLAG_RDMA_WRITE before start");
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    ibv_mr *mr = nullptr;
+    if (auto r = rdma::mmap_mr(mmap, dev, &mr); r != DOCA_SUCCESS) return r;
+    for (auto &reg : mmap->rdma_regs)
+        if (reg.dev == dev) {
+            if (reg.blob.empty()) {
+                rdma::RdmaExportDesc d;
+                d.addr = reinterpret_cast<uintptr_t>(mmap->addr);
+                d.len = mmap->len;
+                d.rkey = rdma::mr_rkey(mr);
+                d.permissions = mmap->permissions;
+                reg.blob.resize(rdma::rdma_export_blob_size);
+                rdma::encode_rdma_export(d, reg.blob.data());
+            }
+            *export_desc = reg.blob.data();
+            *export_desc_len = reg.blob.size();
+            mmap->exported = true;
+            return DOCA_SUCCESS;
+        }
+    return DOCA_ERROR_UNEXPECTED;
 }
+
+namespace {
+
+// The mmap behind an import of either kind: started at once (it refuses start, stop and every
+// setter), holding the importing device. The caller adds the kind's link and registers it.
+doca_mmap *new_imported_mmap(const union doca_data *user_data, uint64_t addr, uint64_t len,
+                             uint32_t permissions, doca_dev *dev) {
+    auto *m = new (std::nothrow) doca_mmap{};
+    if (m == nullptr) return nullptr;
+    m->addr = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
+    m->len = len;
+    m->range_set = true;
+    m->permissions = permissions;
+    m->from_export = true;
+    m->started = true;
+    m->ever_started = true;
+    if (user_data != nullptr) m->user_data = *user_data;
+    m->devs.push_back(dev);
+    skiff::core::dev::dev_hold(dev);
+    return m;
+}
+
+// An RDMA export imported on an RDMA device: the remote side of read/write tasks.
+doca_error_t import_rdma(const union doca_data *user_data, const void *export_desc, size_t export_desc_len,
+                         struct doca_dev *dev, struct doca_mmap **mmap) {
+    using namespace skiff::core;
+    auto decoded = rdma::decode_rdma_export(export_desc, export_desc_len);
+    if (!decoded) {
+        logger()->error("doca_mmap_create_from_export: {}", decoded.error().message);
+        return decoded.error().code;
+    }
+    const auto &desc = dev::desc_of(dev);
+    if (!desc.has_cap(DevCap::rdma)) {
+        logger()->error("doca_mmap_create_from_export: device {} has no RDMA; an RDMA export is imported "
+                        "with an RDMA device",
+                        desc.name);
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    const auto &d = decoded.value();
+    doca_mmap *m = new_imported_mmap(user_data, d.addr, d.len, d.permissions, dev);
+    if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
+    m->rdma_remote = true;
+    m->rdma_rkey = d.rkey;
+    mem::live_handles().add(m);
+    logger()->debug("imported RDMA export [{:#x}, +{}) rkey {:#x} through {}", d.addr, d.len, d.rkey,
+                    desc.name);
+    *mmap = m;
+    return DOCA_SUCCESS;
+}
+
+} // namespace
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
                                           size_t export_desc_len, struct doca_dev *dev,
                                           struct doca_mmap **mmap) {
     using namespace skiff::core;
     if (export_desc == nullptr || dev == nullptr || mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (rdma::is_rdma_export(export_desc, export_desc_len))
+        return import_rdma(user_data, export_desc, export_desc_len, dev, mmap);
     auto decoded = mem::decode_pci_export(export_desc, export_desc_len);
     if (!decoded) {
         logger()->error("doca_mmap_create_from_export: {}", decoded.error().message);
@@ -167,18 +247,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
     link->segment = std::move(segment.value());
     link->remote = std::move(remote.value());
 
-    auto *m = new (std::nothrow) doca_mmap{};
+    doca_mmap *m = new_imported_mmap(user_data, d.addr, d.len, d.permissions, dev);
     if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
-    m->addr = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(d.addr));
-    m->len = d.len;
-    m->range_set = true;
-    m->permissions = d.permissions;
-    m->from_export = true;
-    m->started = true; // usable at once; refuses start, stop and every setter
-    m->ever_started = true;
-    if (user_data != nullptr) m->user_data = *user_data;
-    m->devs.push_back(dev);
-    dev::dev_hold(dev);
     m->import = std::move(link);
     mem::live_handles().add(m);
     logger()->debug("imported [{:#x}, +{}) of pid {} ({}) through {}", d.addr, d.len, d.exporter_pid,

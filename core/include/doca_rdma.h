@@ -1,0 +1,215 @@
+/*
+ * doca_rdma.h — the DOCA 2.x RDMA context of libskiff-core, over rdma-core (librdmacm +
+ * libibverbs). Connections are managed through RDMA-CM; every event (connection request,
+ * established, failure, disconnect) and every task completion is delivered inside
+ * doca_pe_progress(). Names and signatures follow DOCA 2.x; only the calls listed here exist.
+ *
+ * skiff extension: skiff_rdma_connect_to_addr_with_private_data() sends private data with the
+ * connection request; doca_rdma_connection_get_private_data() returns it to the server's
+ * request callback.
+ */
+#ifndef DOCA_RDMA_H_
+#define DOCA_RDMA_H_
+
+#include <stdint.h>
+
+#include <doca_buf.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_error.h>
+#include <doca_pe.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_rdma;
+struct doca_rdma_connection;
+struct doca_rdma_addr;
+
+/** Address kinds of doca_rdma_addr_create. */
+enum doca_rdma_addr_type {
+    DOCA_RDMA_ADDR_TYPE_IPv4,
+    DOCA_RDMA_ADDR_TYPE_IPv6,
+    DOCA_RDMA_ADDR_TYPE_GID,
+};
+
+/** What a receive task received. */
+enum doca_rdma_opcode {
+    DOCA_RDMA_OPCODE_RECV_SEND = 0,
+    DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM,
+    DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM,
+};
+
+/* ---- context */
+/* NOT_SUPPORTED when the device has no RDMA (or rdma-core was absent at build time). */
+doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma);
+/* BAD_STATE unless the ctx is IDLE. */
+doca_error_t doca_rdma_destroy(struct doca_rdma *rdma);
+struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma);
+
+/* ---- properties (IDLE only: BAD_STATE otherwise) */
+/* RDMA access flags only (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, _RDMA_READ, _RDMA_WRITE, _RDMA_ATOMIC). */
+doca_error_t doca_rdma_set_permissions(struct doca_rdma *rdma, uint32_t permissions);
+doca_error_t doca_rdma_get_permissions(const struct doca_rdma *rdma, uint32_t *permissions);
+doca_error_t doca_rdma_set_gid_index(struct doca_rdma *rdma, uint32_t gid_index);
+doca_error_t doca_rdma_get_gid_index(const struct doca_rdma *rdma, uint32_t *gid_index);
+/* Rounded up to a power of two. */
+doca_error_t doca_rdma_set_send_queue_size(struct doca_rdma *rdma, uint32_t send_queue_size);
+doca_error_t doca_rdma_get_send_queue_size(const struct doca_rdma *rdma, uint32_t *send_queue_size);
+doca_error_t doca_rdma_set_recv_queue_size(struct doca_rdma *rdma, uint32_t recv_queue_size);
+doca_error_t doca_rdma_get_recv_queue_size(const struct doca_rdma *rdma, uint32_t *recv_queue_size);
+doca_error_t doca_rdma_set_max_num_connections(struct doca_rdma *rdma, uint16_t max_num_connections);
+doca_error_t doca_rdma_get_max_num_connections(struct doca_rdma *rdma, uint16_t *max_num_connections);
+
+/* ---- connections (RDMA-CM) */
+typedef void (*doca_rdma_connection_request_cb_t)(struct doca_rdma_connection *rdma_connection,
+                                                  union doca_data ctx_user_data);
+typedef void (*doca_rdma_connection_established_cb_t)(struct doca_rdma_connection *rdma_connection,
+                                                      union doca_data connection_user_data,
+                                                      union doca_data ctx_user_data);
+typedef void (*doca_rdma_connection_failure_cb_t)(struct doca_rdma_connection *rdma_connection,
+                                                  union doca_data connection_user_data,
+                                                  union doca_data ctx_user_data);
+typedef void (*doca_rdma_connection_disconnection_cb_t)(struct doca_rdma_connection *rdma_connection,
+                                                        union doca_data connection_user_data,
+                                                        union doca_data ctx_user_data);
+/* IDLE only. The request callback may be NULL for a client. */
+doca_error_t doca_rdma_set_connection_state_callbacks(
+    struct doca_rdma *rdma, doca_rdma_connection_request_cb_t doca_rdma_connect_request_cb,
+    doca_rdma_connection_established_cb_t doca_rdma_connect_established_cb,
+    doca_rdma_connection_failure_cb_t doca_rdma_connect_failure_cb,
+    doca_rdma_connection_disconnection_cb_t doca_rdma_disconnect_cb);
+
+doca_error_t doca_rdma_addr_create(enum doca_rdma_addr_type addr_type, const char *address, uint16_t port,
+                                   struct doca_rdma_addr **addr);
+doca_error_t doca_rdma_addr_destroy(struct doca_rdma_addr *addr);
+
+/* RUNNING only. */
+doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t port);
+doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
+                                       union doca_data connection_user_data);
+/* skiff extension: the same, with up to 56 bytes of private data in the connection request. */
+doca_error_t skiff_rdma_connect_to_addr_with_private_data(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
+                                                          union doca_data connection_user_data,
+                                                          const void *private_data, uint8_t private_data_len);
+/* Inside (or after) the request callback: the private data the client sent (len 0 when none). */
+doca_error_t doca_rdma_connection_get_private_data(const struct doca_rdma_connection *rdma_connection,
+                                                   const void **private_data, uint8_t *private_data_len);
+/* Answers a connection request; accept carries up to 196 bytes of private data. */
+doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *private_data,
+                                         uint8_t private_data_len);
+doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_connection);
+doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection);
+doca_error_t doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection,
+                                                union doca_data connection_user_data);
+doca_error_t doca_rdma_connection_get_user_data(const struct doca_rdma_connection *rdma_connection,
+                                                union doca_data *connection_user_data);
+/* Stable small number (slot of the connection in its context), for DPA-side routing. */
+doca_error_t doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection,
+                                         uint32_t *connection_id);
+
+/* ---- tasks. Local bufs come from mmaps with the context's device; the remote buf of read and
+ * write comes from an mmap created from an RDMA export (doca_mmap_export_rdma). */
+struct doca_rdma_task_receive;
+struct doca_rdma_task_send;
+struct doca_rdma_task_send_imm;
+struct doca_rdma_task_read;
+struct doca_rdma_task_write;
+struct doca_rdma_task_write_imm;
+
+typedef void (*doca_rdma_task_receive_completion_cb_t)(struct doca_rdma_task_receive *task,
+                                                       union doca_data task_user_data,
+                                                       union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_send_completion_cb_t)(struct doca_rdma_task_send *task,
+                                                    union doca_data task_user_data,
+                                                    union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_send_imm_completion_cb_t)(struct doca_rdma_task_send_imm *task,
+                                                        union doca_data task_user_data,
+                                                        union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_read_completion_cb_t)(struct doca_rdma_task_read *task,
+                                                    union doca_data task_user_data,
+                                                    union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_write_completion_cb_t)(struct doca_rdma_task_write *task,
+                                                     union doca_data task_user_data,
+                                                     union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_write_imm_completion_cb_t)(struct doca_rdma_task_write_imm *task,
+                                                         union doca_data task_user_data,
+                                                         union doca_data ctx_user_data);
+
+doca_error_t doca_rdma_task_receive_set_conf(
+    struct doca_rdma *rdma, doca_rdma_task_receive_completion_cb_t successful_task_completion_cb,
+    doca_rdma_task_receive_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+doca_error_t doca_rdma_task_send_set_conf(struct doca_rdma *rdma,
+                                          doca_rdma_task_send_completion_cb_t successful_task_completion_cb,
+                                          doca_rdma_task_send_completion_cb_t error_task_completion_cb,
+                                          uint32_t num_tasks);
+doca_error_t doca_rdma_task_send_imm_set_conf(
+    struct doca_rdma *rdma, doca_rdma_task_send_imm_completion_cb_t successful_task_completion_cb,
+    doca_rdma_task_send_imm_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+doca_error_t doca_rdma_task_read_set_conf(struct doca_rdma *rdma,
+                                          doca_rdma_task_read_completion_cb_t successful_task_completion_cb,
+                                          doca_rdma_task_read_completion_cb_t error_task_completion_cb,
+                                          uint32_t num_tasks);
+doca_error_t doca_rdma_task_write_set_conf(struct doca_rdma *rdma,
+                                           doca_rdma_task_write_completion_cb_t successful_task_completion_cb,
+                                           doca_rdma_task_write_completion_cb_t error_task_completion_cb,
+                                           uint32_t num_tasks);
+doca_error_t doca_rdma_task_write_imm_set_conf(
+    struct doca_rdma *rdma, doca_rdma_task_write_imm_completion_cb_t successful_task_completion_cb,
+    doca_rdma_task_write_imm_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+
+/* Receive: posted to the context's shared receive queue; any connection may fill it. */
+doca_error_t doca_rdma_task_receive_allocate_init(struct doca_rdma *rdma, struct doca_buf *dst_buf,
+                                                  union doca_data user_data,
+                                                  struct doca_rdma_task_receive **task);
+struct doca_task *doca_rdma_task_receive_as_task(struct doca_rdma_task_receive *task);
+struct doca_buf *doca_rdma_task_receive_get_dst_buf(const struct doca_rdma_task_receive *task);
+enum doca_rdma_opcode doca_rdma_task_receive_get_result_opcode(const struct doca_rdma_task_receive *task);
+doca_be32_t doca_rdma_task_receive_get_result_immediate_data(const struct doca_rdma_task_receive *task);
+const struct doca_rdma_connection *
+doca_rdma_task_receive_get_result_rdma_connection(const struct doca_rdma_task_receive *task);
+
+doca_error_t doca_rdma_task_send_allocate_init(struct doca_rdma *rdma,
+                                               struct doca_rdma_connection *rdma_connection,
+                                               const struct doca_buf *src_buf, union doca_data user_data,
+                                               struct doca_rdma_task_send **task);
+struct doca_task *doca_rdma_task_send_as_task(struct doca_rdma_task_send *task);
+const struct doca_buf *doca_rdma_task_send_get_src_buf(const struct doca_rdma_task_send *task);
+
+doca_error_t doca_rdma_task_send_imm_allocate_init(struct doca_rdma *rdma,
+                                                   struct doca_rdma_connection *rdma_connection,
+                                                   const struct doca_buf *src_buf, doca_be32_t immediate_data,
+                                                   union doca_data user_data,
+                                                   struct doca_rdma_task_send_imm **task);
+struct doca_task *doca_rdma_task_send_imm_as_task(struct doca_rdma_task_send_imm *task);
+
+/* Read: src_buf is remote (imported RDMA export), dst_buf local. */
+doca_error_t doca_rdma_task_read_allocate_init(struct doca_rdma *rdma,
+                                               struct doca_rdma_connection *rdma_connection,
+                                               const struct doca_buf *src_buf, struct doca_buf *dst_buf,
+                                               union doca_data user_data, struct doca_rdma_task_read **task);
+struct doca_task *doca_rdma_task_read_as_task(struct doca_rdma_task_read *task);
+struct doca_buf *doca_rdma_task_read_get_dst_buf(const struct doca_rdma_task_read *task);
+
+/* Write: src_buf local, dst_buf remote (imported RDMA export). */
+doca_error_t doca_rdma_task_write_allocate_init(struct doca_rdma *rdma,
+                                                struct doca_rdma_connection *rdma_connection,
+                                                const struct doca_buf *src_buf, struct doca_buf *dst_buf,
+                                                union doca_data user_data,
+                                                struct doca_rdma_task_write **task);
+struct doca_task *doca_rdma_task_write_as_task(struct doca_rdma_task_write *task);
+
+doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
+                                                    struct doca_rdma_connection *rdma_connection,
+                                                    const struct doca_buf *src_buf, struct doca_buf *dst_buf,
+                                                    doca_be32_t immediate_data, union doca_data user_data,
+                                                    struct doca_rdma_task_write_imm **task);
+struct doca_task *doca_rdma_task_write_imm_as_task(struct doca_rdma_task_write_imm *task);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_RDMA_H_ */

@@ -1,0 +1,292 @@
+// RDMA tasks: set_conf, allocate_init, getters, and how a submitted task becomes a work request.
+// Local buffers use the lkey of their mmap's registration on the context's device (registered
+// at the first use, then looked up); remote buffers come from an imported RDMA export (rkey).
+#ifdef SKIFF_HAVE_RDMA
+#include "rdma/rdma_context.hpp"
+
+#include "mem/buf.hpp"
+#include "mem/mmap.hpp"
+
+#include <skiff/core/log.hpp>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace {
+
+auto logger() {
+    return skiff::log::get("rdma");
+}
+
+template <typename T, typename Cb>
+doca_error_t set_conf(doca_rdma *rdma, skiff::core::TypedTaskKind<T> &kind, Cb ok, Cb bad, uint32_t num,
+                      const char *what) {
+    if (rdma == nullptr || ok == nullptr || bad == nullptr || num == 0) return DOCA_ERROR_INVALID_VALUE;
+    if (rdma->state() != DOCA_CTX_STATE_IDLE) {
+        logger()->error("{}: the ctx is not IDLE", what);
+        return DOCA_ERROR_BAD_STATE;
+    }
+    kind.configure(ok, bad, num);
+    return DOCA_SUCCESS;
+}
+
+template <typename T>
+doca_error_t allocate(doca_rdma *rdma, skiff::core::TypedTaskKind<T> &kind, doca_data user_data, T **out) {
+    doca_task *t = nullptr;
+    if (auto r = rdma->allocate(kind, &t, user_data); r != DOCA_SUCCESS) return r;
+    *out = static_cast<T *>(t);
+    return DOCA_SUCCESS;
+}
+
+bool remote(const doca_buf *b) {
+    return b->mmap->rdma_remote;
+}
+
+} // namespace
+
+// The SGE of a local buffer: its data (source) or the free space after its data (destination).
+doca_error_t doca_rdma::local_sge(const doca_buf *b, bool tail, uint64_t *addr, uint32_t *len,
+                                  uint32_t *lkey) {
+    if (b == nullptr || b->mmap == nullptr || remote(b)) return DOCA_ERROR_INVALID_VALUE;
+    ibv_mr *mr = nullptr;
+    if (auto r = skiff::core::rdma::mmap_mr(b->mmap, dev_, &mr); r != DOCA_SUCCESS) return r;
+    uint8_t *p = tail ? b->data + b->data_len : b->data;
+    size_t n = tail ? static_cast<size_t>(b->head + b->len - p) : b->data_len;
+    *addr = reinterpret_cast<uintptr_t>(p);
+    *len = static_cast<uint32_t>(n);
+    *lkey = mr->lkey;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma::validate(const doca_task *task) const {
+    auto *t = static_cast<const doca_rdma_task_base *>(task);
+    if (t->kind != &receive_kind &&
+        (t->conn == nullptr || t->conn->state != doca_rdma_connection::State::established))
+        return DOCA_ERROR_NOT_CONNECTED;
+    const doca_buf *rem = nullptr;
+    if (t->kind == &read_kind) rem = static_cast<const doca_rdma_task_read *>(t)->src;
+    if (t->kind == &write_kind) rem = static_cast<const doca_rdma_task_write *>(t)->dst;
+    if (t->kind == &write_imm_kind) rem = static_cast<const doca_rdma_task_write_imm *>(t)->dst;
+    if (rem != nullptr && !remote(rem)) return DOCA_ERROR_INVALID_VALUE;
+    return DOCA_SUCCESS;
+}
+
+void doca_rdma::execute(doca_task *task) {
+    auto *t = static_cast<doca_rdma_task_base *>(task);
+    doca_error_t v = validate(task);
+    if (v == DOCA_SUCCESS) v = post(t);
+    if (v != DOCA_SUCCESS) complete_now(task, v);
+}
+
+doca_error_t doca_rdma::post(doca_rdma_task_base *t) {
+    ibv_sge sge{};
+    if (t->kind == &receive_kind) {
+        auto *r = static_cast<doca_rdma_task_receive *>(t);
+        if (auto e = local_sge(r->dst, true, &sge.addr, &sge.length, &sge.lkey); e != DOCA_SUCCESS) return e;
+        ibv_recv_wr wr{}, *bad = nullptr;
+        wr.wr_id = reinterpret_cast<uintptr_t>(t);
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        r->conn = nullptr;
+        if (ibv_post_srq_recv(srq_, &wr, &bad) != 0) {
+            logger()->error("rdma receive: ibv_post_srq_recv: {}", std::strerror(errno));
+            return DOCA_ERROR_FULL;
+        }
+        link_posted(t);
+        return DOCA_SUCCESS;
+    }
+    ibv_send_wr wr{}, *bad = nullptr;
+    wr.wr_id = reinterpret_cast<uintptr_t>(t);
+    wr.send_flags = IBV_SEND_SIGNALED;
+    const doca_buf *src = nullptr;
+    const doca_buf *rem = nullptr;
+    bool local_is_dst = false;
+    if (t->kind == &send_kind) {
+        wr.opcode = IBV_WR_SEND;
+        src = static_cast<doca_rdma_task_send *>(t)->src;
+    } else if (t->kind == &send_imm_kind) {
+        auto *s = static_cast<doca_rdma_task_send_imm *>(t);
+        wr.opcode = IBV_WR_SEND_WITH_IMM;
+        wr.imm_data = s->imm;
+        src = s->src;
+    } else if (t->kind == &read_kind) {
+        auto *r = static_cast<doca_rdma_task_read *>(t);
+        wr.opcode = IBV_WR_RDMA_READ;
+        src = r->dst;
+        rem = r->src;
+        local_is_dst = true;
+    } else if (t->kind == &write_kind) {
+        auto *w = static_cast<doca_rdma_task_write *>(t);
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        src = w->src;
+        rem = w->dst;
+    } else {
+        auto *w = static_cast<doca_rdma_task_write_imm *>(t);
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        wr.imm_data = w->imm;
+        src = w->src;
+        rem = w->dst;
+    }
+    if (auto e = local_sge(src, local_is_dst, &sge.addr, &sge.length, &sge.lkey); e != DOCA_SUCCESS) return e;
+    if (rem != nullptr) {
+        // Read: the remote source's data, clipped to the local room. Write: to the remote tail.
+        uint8_t *raddr = local_is_dst ? rem->data : rem->data + rem->data_len;
+        size_t room = local_is_dst ? rem->data_len : static_cast<size_t>(rem->head + rem->len - raddr);
+        if (local_is_dst) {
+            if (sge.length < room) return DOCA_ERROR_INVALID_VALUE; // the destination is too small
+            sge.length = static_cast<uint32_t>(room);
+        } else if (sge.length > room) {
+            return DOCA_ERROR_INVALID_VALUE;
+        }
+        wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(raddr);
+        wr.wr.rdma.rkey = rem->mmap->rdma_rkey;
+    }
+    wr.sg_list = &sge;
+    wr.num_sge = sge.length > 0 ? 1 : 0;
+    if (ibv_post_send(t->conn->cm_id->qp, &wr, &bad) != 0) {
+        logger()->error("{}: ibv_post_send: {}", t->kind->name(), std::strerror(errno));
+        return DOCA_ERROR_FULL;
+    }
+    ++t->conn->outstanding;
+    return DOCA_SUCCESS;
+}
+
+extern "C" {
+
+doca_error_t doca_rdma_task_receive_set_conf(doca_rdma *rdma, doca_rdma_task_receive_completion_cb_t ok,
+                                             doca_rdma_task_receive_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->receive_kind, ok, bad, num, "doca_rdma_task_receive_set_conf");
+}
+doca_error_t doca_rdma_task_send_set_conf(doca_rdma *rdma, doca_rdma_task_send_completion_cb_t ok,
+                                          doca_rdma_task_send_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->send_kind, ok, bad, num, "doca_rdma_task_send_set_conf");
+}
+doca_error_t doca_rdma_task_send_imm_set_conf(doca_rdma *rdma, doca_rdma_task_send_imm_completion_cb_t ok,
+                                              doca_rdma_task_send_imm_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->send_imm_kind, ok, bad, num, "doca_rdma_task_send_imm_set_conf");
+}
+doca_error_t doca_rdma_task_read_set_conf(doca_rdma *rdma, doca_rdma_task_read_completion_cb_t ok,
+                                          doca_rdma_task_read_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->read_kind, ok, bad, num, "doca_rdma_task_read_set_conf");
+}
+doca_error_t doca_rdma_task_write_set_conf(doca_rdma *rdma, doca_rdma_task_write_completion_cb_t ok,
+                                           doca_rdma_task_write_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->write_kind, ok, bad, num, "doca_rdma_task_write_set_conf");
+}
+doca_error_t doca_rdma_task_write_imm_set_conf(doca_rdma *rdma, doca_rdma_task_write_imm_completion_cb_t ok,
+                                               doca_rdma_task_write_imm_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->write_imm_kind, ok, bad, num, "doca_rdma_task_write_imm_set_conf");
+}
+
+doca_error_t doca_rdma_task_receive_allocate_init(doca_rdma *rdma, doca_buf *dst, doca_data user_data,
+                                                  doca_rdma_task_receive **task) {
+    if (rdma == nullptr || dst == nullptr || task == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->receive_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->dst = dst;
+    (*task)->conn = nullptr;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_receive_as_task(doca_rdma_task_receive *task) {
+    return task;
+}
+doca_buf *doca_rdma_task_receive_get_dst_buf(const doca_rdma_task_receive *task) {
+    return task->dst;
+}
+doca_rdma_opcode doca_rdma_task_receive_get_result_opcode(const doca_rdma_task_receive *task) {
+    return task->opcode;
+}
+doca_be32_t doca_rdma_task_receive_get_result_immediate_data(const doca_rdma_task_receive *task) {
+    return task->imm;
+}
+const doca_rdma_connection *
+doca_rdma_task_receive_get_result_rdma_connection(const doca_rdma_task_receive *task) {
+    return task->conn;
+}
+
+doca_error_t doca_rdma_task_send_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
+                                               const doca_buf *src, doca_data user_data,
+                                               doca_rdma_task_send **task) {
+    if (rdma == nullptr || conn == nullptr || src == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->send_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->src = src;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_send_as_task(doca_rdma_task_send *task) {
+    return task;
+}
+const doca_buf *doca_rdma_task_send_get_src_buf(const doca_rdma_task_send *task) {
+    return task->src;
+}
+
+doca_error_t doca_rdma_task_send_imm_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
+                                                   const doca_buf *src, doca_be32_t imm, doca_data user_data,
+                                                   doca_rdma_task_send_imm **task) {
+    if (rdma == nullptr || conn == nullptr || src == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->send_imm_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->src = src;
+    (*task)->imm = imm;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_send_imm_as_task(doca_rdma_task_send_imm *task) {
+    return task;
+}
+
+doca_error_t doca_rdma_task_read_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
+                                               const doca_buf *src, doca_buf *dst, doca_data user_data,
+                                               doca_rdma_task_read **task) {
+    if (rdma == nullptr || conn == nullptr || src == nullptr || dst == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->read_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->src = src;
+    (*task)->dst = dst;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_read_as_task(doca_rdma_task_read *task) {
+    return task;
+}
+doca_buf *doca_rdma_task_read_get_dst_buf(const doca_rdma_task_read *task) {
+    return task->dst;
+}
+
+doca_error_t doca_rdma_task_write_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
+                                                const doca_buf *src, doca_buf *dst, doca_data user_data,
+                                                doca_rdma_task_write **task) {
+    if (rdma == nullptr || conn == nullptr || src == nullptr || dst == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->write_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->src = src;
+    (*task)->dst = dst;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_write_as_task(doca_rdma_task_write *task) {
+    return task;
+}
+
+doca_error_t doca_rdma_task_write_imm_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
+                                                    const doca_buf *src, doca_buf *dst, doca_be32_t imm,
+                                                    doca_data user_data, doca_rdma_task_write_imm **task) {
+    if (rdma == nullptr || conn == nullptr || src == nullptr || dst == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->write_imm_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->src = src;
+    (*task)->dst = dst;
+    (*task)->imm = imm;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_write_imm_as_task(doca_rdma_task_write_imm *task) {
+    return task;
+}
+
+} // extern "C"
+
+#endif // SKIFF_HAVE_RDMA
