@@ -2,7 +2,9 @@
 // one namespace over NVMe/TCP, plus the discovery subsystem.
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/null_device.hpp"
+#include "skiff/dataplane/hostmem_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
+#include "skiff/dataplane/size_text.hpp"
 #include "skiff/dataplane/target_service.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
@@ -17,30 +19,13 @@ namespace {
 using namespace skiff;
 namespace tgt = skiff::nvmeof::target;
 
-// "512MiB", "1GiB", "4096", "64KiB" -> bytes; 0 when malformed.
-uint64_t parse_size(const std::string &text) {
-    size_t pos = 0;
-    uint64_t n = 0;
-    try {
-        n = std::stoull(text, &pos);
-    } catch (...) {
-        return 0;
-    }
-    std::string unit = text.substr(pos);
-    if (unit.empty() || unit == "B") return n;
-    if (unit == "KiB" || unit == "K") return n << 10;
-    if (unit == "MiB" || unit == "M") return n << 20;
-    if (unit == "GiB" || unit == "G") return n << 30;
-    if (unit == "TiB" || unit == "T") return n << 40;
-    return 0;
-}
-
 struct Options {
     std::vector<std::string> listen{"127.0.0.1:4420"};
     std::string discovery = "127.0.0.1:8009";
     std::string nqn = "nqn.2026-11.io.skiff:default";
     std::string transport = "tcp";
     std::string backend = "ram";
+    std::string hostmem_channel = "/tmp/skiff-host.sock";
     std::string size = "1GiB";
     uint32_t block_size = 512;
     std::string serial = "SKIFF0001";
@@ -74,7 +59,12 @@ int main(int argc, char **argv) {
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
     app.add_option("--transport", o.transport, "tcp (rdma is not available yet)")->capture_default_str();
     app.add_option("--backend", o.backend,
-                   "namespace storage: ram (in memory) or null (reads zeroes, drops writes)")
+                   "namespace storage: ram (in memory), null (reads zeroes, drops writes) or hostmem\n"
+                   "(host memory exported by skiff-host, moved with DMA; see --hostmem-channel)")
+        ->capture_default_str();
+    app.add_option("--hostmem-channel", o.hostmem_channel,
+                   "hostmem: skiff-host's control channel (Unix socket path); skiff-host must export at\n"
+                   "least --size bytes. Until it does, the namespace is ANA-inaccessible")
         ->capture_default_str();
     app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB")->capture_default_str();
     app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
@@ -100,7 +90,7 @@ int main(int argc, char **argv) {
     if (o.transport != "tcp") return fail("--transport \"" + o.transport + "\": unknown; use tcp");
     if (o.block_size != 512 && o.block_size != 4096)
         return fail("--block-size " + std::to_string(o.block_size) + ": use 512 or 4096");
-    uint64_t size = parse_size(o.size);
+    uint64_t size = dataplane::parse_size(o.size);
     if (size == 0 || size % 4096)
         return fail("--size \"" + o.size +
                     "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
@@ -115,8 +105,12 @@ int main(int argc, char **argv) {
         device = *ram;
     } else if (o.backend == "null") {
         device = std::make_shared<dataplane::NullDevice>(size);
+    } else if (o.backend == "hostmem") {
+        auto hm = dataplane::HostmemDevice::create({o.hostmem_channel, size, "03:00.0"});
+        if (!hm) return fail("--backend hostmem: " + hm.error().message);
+        device = *hm;
     } else {
-        return fail("--backend \"" + o.backend + "\": unknown; use ram or null");
+        return fail("--backend \"" + o.backend + "\": unknown; use ram, null or hostmem");
     }
 
     tgt::Target target;

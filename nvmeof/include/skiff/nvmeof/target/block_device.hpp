@@ -26,6 +26,12 @@ class BlockDevice {
     // The range may read back as zeroes afterwards (what DLFEAT advertises).
     virtual uint16_t deallocate(uint64_t offset, size_t len) = 0;
     virtual uint16_t flush() = 0;
+
+    // Asymmetric namespace access (ana.cpp): false while the storage cannot be reached through
+    // this target (hostmem: the host agent is gone); its I/O then fails with ANA Inaccessible.
+    // ana_changes() counts transitions, so controllers know when to raise the ANA change event.
+    virtual bool accessible() const { return true; }
+    virtual uint64_t ana_changes() const { return 0; }
 };
 
 } // namespace skiff::nvmeof::target

@@ -1,0 +1,75 @@
+// The hostmem backend: the namespace's bytes live in memory that skiff-host exported from the
+// host; the target imports the export on its DPU-side device and moves data with DMA memcpy
+// tasks between the host region and the transport's I/O buffers. A link thread keeps the import
+// current over the control channel: when the host revokes or vanishes the namespace becomes
+// ANA-inaccessible (I/O fails with a retryable path error), and when the host exports again the
+// link re-imports with back-off, without restarting the target. See src/backend/README.md.
+#pragma once
+
+#include "skiff/core/status.hpp"
+#include "skiff/dataplane/hostmem/control_channel.hpp"
+#include "skiff/nvmeof/target/block_device.hpp"
+#include "skiff/nvmeof/target/io_gate.hpp"
+
+#include <doca_dev.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace skiff::dataplane {
+
+namespace hostmem {
+class DmaLane;
+}
+
+struct HostmemOptions {
+    std::string channel;             // the control channel (Unix socket path of skiff-host)
+    uint64_t size_bytes = 0;         // namespace size; the host's region must be at least this big
+    std::string dpu_pci = "03:00.0"; // DPU PF that manages the exporting host function
+};
+
+class HostmemDevice final : public nvmeof::target::BlockDevice {
+  public:
+    // Opens the DPU device and starts the link; the host need not be up yet (the namespace is
+    // inaccessible until it is).
+    static Result<std::shared_ptr<HostmemDevice>> create(HostmemOptions options);
+    ~HostmemDevice() override;
+    HostmemDevice(const HostmemDevice &) = delete;
+    HostmemDevice &operator=(const HostmemDevice &) = delete;
+
+    const char *kind() const override { return "hostmem"; }
+    uint64_t size_bytes() const override { return options_.size_bytes; }
+    uint16_t read(uint64_t offset, void *dst, size_t len) override;
+    uint16_t write(uint64_t offset, const void *src, size_t len) override;
+    uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) override;
+    uint16_t write_zeroes(uint64_t offset, size_t len) override;
+    uint16_t deallocate(uint64_t offset, size_t len) override { return write_zeroes(offset, len); }
+    uint16_t flush() override { return 0; }
+
+    bool accessible() const override { return current_.load(std::memory_order_acquire) != nullptr; }
+    uint64_t ana_changes() const override { return ana_changes_.load(std::memory_order_acquire); }
+
+  private:
+    HostmemDevice(HostmemOptions options, doca_dev *dev);
+    void link_loop();
+    void publish(const hostmem::ExportRecord *record);
+    // This thread's lane (built on first use); nullptr when it cannot be built.
+    hostmem::DmaLane *lane();
+
+    HostmemOptions options_;
+    doca_dev *dev_;
+    std::unique_ptr<hostmem::ControlClient> channel_;
+    std::atomic<const hostmem::ExportRecord *> current_{nullptr};
+    std::atomic<uint64_t> ana_changes_{0};
+    // Every record published stays alive until the device goes: lanes compare against them.
+    std::vector<std::unique_ptr<hostmem::ExportRecord>> records_;
+    std::array<std::unique_ptr<hostmem::DmaLane>, nvmeof::target::IoGate::kMaxLanes> lanes_;
+    std::atomic<bool> stop_{false};
+    std::thread link_;
+};
+
+} // namespace skiff::dataplane

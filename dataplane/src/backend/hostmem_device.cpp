@@ -1,0 +1,167 @@
+#include "skiff/dataplane/hostmem_device.hpp"
+
+#include "hostmem_dma_lane.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/wire/command.hpp"
+
+#include <nvme/types.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace skiff::dataplane {
+namespace {
+
+constexpr uint16_t kInternal = nvmeof::wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL);
+constexpr int kBackoffFirstMs = 50;
+constexpr int kBackoffMaxMs = 1000;
+constexpr int kHealthPeriodMs = 100; // how often the link looks at the channel
+
+Result<doca_dev *> open_dpu_device(const std::string &pci) {
+    doca_devinfo **list = nullptr;
+    uint32_t n = 0;
+    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st) return st.error();
+    doca_dev *dev = nullptr;
+    doca_error_t last = DOCA_ERROR_NOT_FOUND;
+    for (uint32_t i = 0; i < n && !dev; ++i) {
+        uint8_t eq = 0, can_import = 0;
+        doca_devinfo_is_equal_pci_addr(list[i], pci.c_str(), &eq);
+        doca_mmap_cap_is_create_from_export_pci_supported(list[i], &can_import);
+        if (eq && can_import) last = doca_dev_open(list[i], &dev);
+    }
+    doca_devinfo_destroy_list(list);
+    if (!dev)
+        return make_error(last, "hostmem: no DPU device at PCI " + pci +
+                                    " that can import host exports (is SKIFF_SIDE=dpu?)");
+    return dev;
+}
+
+} // namespace
+
+Result<std::shared_ptr<HostmemDevice>> HostmemDevice::create(HostmemOptions options) {
+    if (options.size_bytes == 0 || options.size_bytes % 4096)
+        return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem namespace size " + std::to_string(options.size_bytes) +
+                                                        " is not a non-zero multiple of 4096 bytes");
+    if (options.channel.empty())
+        return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem: the control channel path is empty");
+    auto dev = open_dpu_device(options.dpu_pci);
+    if (!dev) return dev.error();
+    std::shared_ptr<HostmemDevice> d(new HostmemDevice(std::move(options), *dev));
+    d->link_ = std::thread([raw = d.get()] { raw->link_loop(); });
+    return d;
+}
+
+HostmemDevice::HostmemDevice(HostmemOptions options, doca_dev *dev)
+    : options_(std::move(options)), dev_(dev), channel_(hostmem::make_unix_control_client(options_.channel)) {}
+
+HostmemDevice::~HostmemDevice() {
+    stop_.store(true);
+    if (link_.joinable()) link_.join();
+    for (auto &l : lanes_) l.reset();
+    doca_dev_close(dev_);
+}
+
+// Connect, fetch the export, publish it, watch for loss; after a loss or a failed attempt wait
+// (doubling up to kBackoffMaxMs) and try again.
+void HostmemDevice::link_loop() {
+    auto log = log::get("hostmem");
+    int backoff = kBackoffFirstMs;
+    bool reported = false;
+    while (!stop_.load()) {
+        Result<hostmem::ExportRecord> rec = make_error(DOCA_ERROR_NOT_CONNECTED, "");
+        if (auto st = channel_->connect(); !st) {
+            rec = st.error();
+        } else {
+            rec = channel_->fetch_export();
+        }
+        if (rec && rec->length < options_.size_bytes)
+            rec = make_error(DOCA_ERROR_INVALID_VALUE, "skiff-host exports " + std::to_string(rec->length) +
+                                                           " bytes, the namespace needs " +
+                                                           std::to_string(options_.size_bytes));
+        if (!rec) {
+            if (!reported) log->warn("hostmem {}: {}; retrying", channel_->address(), rec.error().message);
+            reported = true;
+            channel_->close();
+            for (int waited = 0; waited < backoff && !stop_.load(); waited += 10)
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            backoff = std::min(backoff * 2, kBackoffMaxMs);
+            continue;
+        }
+        records_.push_back(std::make_unique<hostmem::ExportRecord>(std::move(*rec)));
+        publish(records_.back().get());
+        log->info("hostmem {}: imported export {} ({} bytes at host {:#x}): namespace accessible",
+                  channel_->address(), records_.back()->generation, records_.back()->length,
+                  records_.back()->host_addr);
+        backoff = kBackoffFirstMs;
+        reported = false;
+        while (!stop_.load() && !channel_->wait_for_loss(kHealthPeriodMs)) {
+        }
+        if (stop_.load()) break;
+        publish(nullptr);
+        log->warn("hostmem {}: host revoked its export or went away: namespace inaccessible", channel_->address());
+    }
+    channel_->close();
+}
+
+void HostmemDevice::publish(const hostmem::ExportRecord *record) {
+    current_.store(record, std::memory_order_release);
+    ana_changes_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+hostmem::DmaLane *HostmemDevice::lane() {
+    auto &slot = lanes_[nvmeof::target::IoGate::thread_lane()];
+    if (!slot) {
+        // Once per poll group thread: not on the per-I/O path.
+        auto l = std::make_unique<hostmem::DmaLane>(dev_);
+        if (auto st = l->start(); !st) {
+            log::get("hostmem")->error("hostmem DMA lane: {}", st.error().message);
+            return nullptr;
+        }
+        slot = std::move(l);
+    }
+    return slot.get();
+}
+
+uint16_t HostmemDevice::read(uint64_t offset, void *dst, size_t len) {
+    hostmem::DmaLane *l = lane();
+    if (!l) return kInternal;
+    return l->copy(current_.load(std::memory_order_acquire), offset, static_cast<uint8_t *>(dst), len, false);
+}
+
+uint16_t HostmemDevice::write(uint64_t offset, const void *src, size_t len) {
+    hostmem::DmaLane *l = lane();
+    if (!l) return kInternal;
+    // The source is only read by the engine; the local mmap is registered read-write regardless.
+    return l->copy(current_.load(std::memory_order_acquire), offset,
+                   const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), len, true);
+}
+
+uint16_t HostmemDevice::compare(uint64_t offset, const void *expected, size_t len, bool &equal) {
+    hostmem::DmaLane *l = lane();
+    if (!l) return kInternal;
+    const auto *exp = static_cast<const uint8_t *>(expected);
+    equal = true;
+    for (size_t done = 0; done < len && equal;) {
+        size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
+        if (uint16_t st = l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, false))
+            return st;
+        equal = std::memcmp(l->scratch(), exp + done, n) == 0;
+        done += n;
+    }
+    return 0;
+}
+
+uint16_t HostmemDevice::write_zeroes(uint64_t offset, size_t len) {
+    hostmem::DmaLane *l = lane();
+    if (!l) return kInternal;
+    std::memset(l->scratch(), 0, std::min(len, hostmem::DmaLane::kScratchBytes));
+    for (size_t done = 0; done < len;) {
+        size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
+        if (uint16_t st = l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, true))
+            return st;
+        done += n;
+    }
+    return 0;
+}
+
+} // namespace skiff::dataplane
