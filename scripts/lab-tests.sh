@@ -16,6 +16,10 @@
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
 #                     queues with commands in flight, flush / write zeroes / deallocate, the
 #                     statuses of bad commands, shutdown.
+#   hostmem-tcp       build/bin/skiff-host exporting 64 MiB and skiff-target --backend hostmem on
+#                     the host; in the guest the kernel initiator connects (it reads the ANA log
+#                     at connect: group 1 must be optimized), fio crc32c verify through the DMA
+#                     path, disconnect; SIGTERM stops both (skiff-host revokes its export).
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -82,7 +86,19 @@ lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
 /lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet)
+test_hostmem_tcp() {
+  local channel="/tmp/skiff-lab-host-$$.sock"
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem \
+  TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="$checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
+  GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
+    "$lab/examples/host-target-tcp.sh"
+}
+
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet hostmem-tcp)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <sstream>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -53,11 +54,12 @@ Result<Region> allocate(const Options &o, size_t len) {
         int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (o.memory == "hugepages" ? MAP_HUGETLB : 0);
         p = mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, -1, 0);
         if (p == MAP_FAILED)
-            return make_error(DOCA_ERROR_NO_MEMORY, "--memory " + o.memory + ": cannot map " + std::to_string(len) +
-                                                        " bytes: " + std::strerror(errno) +
-                                                        (o.memory == "hugepages" ? " (are hugepages reserved in "
-                                                                                   "/proc/sys/vm/nr_hugepages?)"
-                                                                                 : ""));
+            return make_error(DOCA_ERROR_NO_MEMORY,
+                              "--memory " + o.memory + ": cannot map " + std::to_string(len) +
+                                  " bytes: " + std::strerror(errno) +
+                                  (o.memory == "hugepages" ? " (are hugepages reserved in "
+                                                             "/proc/sys/vm/nr_hugepages?)"
+                                                           : ""));
     } else if (o.memory == "file") {
         if (o.file.empty()) return make_error(DOCA_ERROR_INVALID_VALUE, "--memory file needs --file PATH");
         int fd = open(o.file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -69,9 +71,11 @@ Result<Region> allocate(const Options &o, size_t len) {
         p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (p == MAP_FAILED)
-            return make_error(DOCA_ERROR_NO_MEMORY, "--file " + o.file + ": cannot map: " + std::strerror(errno));
+            return make_error(DOCA_ERROR_NO_MEMORY,
+                              "--file " + o.file + ": cannot map: " + std::strerror(errno));
     } else {
-        return make_error(DOCA_ERROR_INVALID_VALUE, "--memory \"" + o.memory + "\": use anon, hugepages or file");
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "--memory \"" + o.memory + "\": use anon, hugepages or file");
     }
     return Region{static_cast<uint8_t *>(p), len};
 }
@@ -79,7 +83,8 @@ Result<Region> allocate(const Options &o, size_t len) {
 Result<doca_dev *> open_host_function(const std::string &pci) {
     doca_devinfo **list = nullptr;
     uint32_t n = 0;
-    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st) return st.error();
+    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st)
+        return st.error();
     doca_dev *dev = nullptr;
     for (uint32_t i = 0; i < n && !dev; ++i) {
         uint8_t eq = 0, can_export = 0;
@@ -88,7 +93,8 @@ Result<doca_dev *> open_host_function(const std::string &pci) {
         if (eq && can_export && doca_dev_open(list[i], &dev) != DOCA_SUCCESS) dev = nullptr;
     }
     doca_devinfo_destroy_list(list);
-    if (!dev) return make_error(DOCA_ERROR_NOT_FOUND, "--pci " + pci + ": no host function there that can export");
+    if (!dev)
+        return make_error(DOCA_ERROR_NOT_FOUND, "--pci " + pci + ": no host function there that can export");
     return dev;
 }
 
@@ -103,8 +109,8 @@ Result<Export> export_region(doca_dev *dev, const Region &r) {
     if (auto st = check(doca_mmap_create(&e.mmap), "doca_mmap_create"); !st) return st.error();
     Status st = check(doca_mmap_set_memrange(e.mmap, r.base, r.len), "doca_mmap_set_memrange");
     if (st)
-        st = check(doca_mmap_set_permissions(e.mmap,
-                                             DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE),
+        st = check(doca_mmap_set_permissions(e.mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+                                                         DOCA_ACCESS_FLAG_PCI_READ_WRITE),
                    "doca_mmap_set_permissions");
     if (st) st = check(doca_mmap_add_dev(e.mmap, dev), "doca_mmap_add_dev");
     if (st) st = check(doca_mmap_start(e.mmap), "doca_mmap_start");
@@ -152,17 +158,21 @@ int main(int argc, char **argv) {
         "imports the export and serves it as a namespace, moving the data with DMA. SIGTERM or Ctrl-C\n"
         "revokes the export (the target's namespace turns ANA-inaccessible until skiff-host runs again).\n"
         "Example: skiff-host --channel /tmp/skiff-host.sock --size 256MiB"};
-    app.add_option("--channel", o.channel, "control channel: Unix socket path to listen on")->capture_default_str();
-    app.add_option("--size", o.size, "region size, a multiple of 4 KiB (e.g. 64MiB, 1GiB)")->capture_default_str();
-    app.add_option("--memory", o.memory,
-                   "anon (anonymous memory), hugepages (MAP_HUGETLB) or file (a file mapped shared, see --file)")
+    app.add_option("--channel", o.channel, "control channel: Unix socket path to listen on")
+        ->capture_default_str();
+    app.add_option("--size", o.size, "region size, a multiple of 4 KiB (e.g. 64MiB, 1GiB)")
+        ->capture_default_str();
+    app.add_option(
+           "--memory", o.memory,
+           "anon (anonymous memory), hugepages (MAP_HUGETLB) or file (a file mapped shared, see --file)")
         ->capture_default_str();
     app.add_option("--file", o.file, "with --memory file: the file to map (created and sized as needed)");
     app.add_option("--pci", o.pci, "host PCI function to export through (its DPU PF imports)")
         ->capture_default_str();
     app.add_flag("--test-commands", o.test_commands,
                  "answer BYTES <offset> <len> on the channel (tests check the bytes in host memory)");
-    app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")->capture_default_str();
+    app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
+        ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
 
     auto level = log::parse_level(o.log_level);
@@ -170,9 +180,13 @@ int main(int argc, char **argv) {
     log::set_level(*level);
     auto logger = log::get("host");
     uint64_t size = dataplane::parse_size(o.size);
-    if (size == 0 || size % 4096) return fail("--size \"" + o.size + "\": expected a non-zero multiple of 4 KiB");
+    if (size == 0 || size % 4096)
+        return fail("--size \"" + o.size + "\": expected a non-zero multiple of 4 KiB");
 
     setenv("SKIFF_SIDE", "host", 1); // this process sees the host's PCI functions
+    // The emulated PCI path: the target reaches this memory through /proc/<pid>/mem, which Yama
+    // (ptrace_scope 1) allows a non-ancestor only when named here.
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     auto region = allocate(o, size);
     if (!region) return fail(region.error().message);
     auto dev = open_host_function(o.pci);
@@ -190,12 +204,14 @@ int main(int argc, char **argv) {
     auto server = hm::make_unix_control_server(o.channel);
     if (auto st = server->listen(); !st) return fail("--channel: " + st.error().message);
     // Distinct per run, so the target can tell a new export from the one it lost.
-    const uint64_t generation = static_cast<uint64_t>(time(nullptr)) * 1000000u + static_cast<uint64_t>(getpid());
+    const uint64_t generation =
+        static_cast<uint64_t>(time(nullptr)) * 1000000u + static_cast<uint64_t>(getpid());
     logger->info("exporting {} bytes of {} memory at {} through {} as export {}; channel {}", size, o.memory,
                  static_cast<void *>(region->base), o.pci, generation, o.channel);
 
-    server->serve([&](const std::string &req) { return answer(req, *exp, *region, generation, o.test_commands); },
-                  stop_fd);
+    server->serve(
+        [&](const std::string &req) { return answer(req, *exp, *region, generation, o.test_commands); },
+        stop_fd);
 
     // Revoke first (the revocation word flips, every import fails its next access), then tell the
     // targets, then let go.

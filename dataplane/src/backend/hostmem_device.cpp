@@ -20,7 +20,8 @@ constexpr int kHealthPeriodMs = 100; // how often the link looks at the channel
 Result<doca_dev *> open_dpu_device(const std::string &pci) {
     doca_devinfo **list = nullptr;
     uint32_t n = 0;
-    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st) return st.error();
+    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st)
+        return st.error();
     doca_dev *dev = nullptr;
     doca_error_t last = DOCA_ERROR_NOT_FOUND;
     for (uint32_t i = 0; i < n && !dev; ++i) {
@@ -40,7 +41,8 @@ Result<doca_dev *> open_dpu_device(const std::string &pci) {
 
 Result<std::shared_ptr<HostmemDevice>> HostmemDevice::create(HostmemOptions options) {
     if (options.size_bytes == 0 || options.size_bytes % 4096)
-        return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem namespace size " + std::to_string(options.size_bytes) +
+        return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem namespace size " +
+                                                        std::to_string(options.size_bytes) +
                                                         " is not a non-zero multiple of 4096 bytes");
     if (options.channel.empty())
         return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem: the control channel path is empty");
@@ -52,7 +54,8 @@ Result<std::shared_ptr<HostmemDevice>> HostmemDevice::create(HostmemOptions opti
 }
 
 HostmemDevice::HostmemDevice(HostmemOptions options, doca_dev *dev)
-    : options_(std::move(options)), dev_(dev), channel_(hostmem::make_unix_control_client(options_.channel)) {}
+    : options_(std::move(options)), dev_(dev), channel_(hostmem::make_unix_control_client(options_.channel)) {
+}
 
 HostmemDevice::~HostmemDevice() {
     stop_.store(true);
@@ -98,7 +101,8 @@ void HostmemDevice::link_loop() {
         }
         if (stop_.load()) break;
         publish(nullptr);
-        log->warn("hostmem {}: host revoked its export or went away: namespace inaccessible", channel_->address());
+        log->warn("hostmem {}: host revoked its export or went away: namespace inaccessible",
+                  channel_->address());
     }
     channel_->close();
 }
@@ -143,7 +147,8 @@ uint16_t HostmemDevice::compare(uint64_t offset, const void *expected, size_t le
     equal = true;
     for (size_t done = 0; done < len && equal;) {
         size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
-        if (uint16_t st = l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, false))
+        if (uint16_t st =
+                l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, false))
             return st;
         equal = std::memcmp(l->scratch(), exp + done, n) == 0;
         done += n;
@@ -157,7 +162,8 @@ uint16_t HostmemDevice::write_zeroes(uint64_t offset, size_t len) {
     std::memset(l->scratch(), 0, std::min(len, hostmem::DmaLane::kScratchBytes));
     for (size_t done = 0; done < len;) {
         size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
-        if (uint16_t st = l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, true))
+        if (uint16_t st =
+                l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, true))
             return st;
         done += n;
     }

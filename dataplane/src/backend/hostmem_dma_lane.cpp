@@ -47,7 +47,8 @@ Status DmaLane::start() {
     if (p == MAP_FAILED) return make_error(DOCA_ERROR_NO_MEMORY, "hostmem lane: cannot map scratch memory");
     scratch_ = static_cast<uint8_t *>(p);
     scratch_mmap_ = register_local(scratch_, kScratchBytes);
-    if (!scratch_mmap_) return make_error(DOCA_ERROR_INITIALIZATION, "hostmem lane: cannot register scratch memory");
+    if (!scratch_mmap_)
+        return make_error(DOCA_ERROR_INITIALIZATION, "hostmem lane: cannot register scratch memory");
     if (auto st = check(doca_buf_inventory_create(8, &inv_), "doca_buf_inventory_create"); !st) return st;
     if (auto st = check(doca_buf_inventory_start(inv_), "doca_buf_inventory_start"); !st) return st;
     if (auto st = check(doca_pe_create(&pe_), "doca_pe_create"); !st) return st;
@@ -56,24 +57,26 @@ Status DmaLane::start() {
     doca_data ud{};
     ud.ptr = this;
     if (auto st = check(doca_ctx_set_user_data(ctx, ud), "doca_ctx_set_user_data"); !st) return st;
-    if (auto st = check(doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, 1), "doca_dma_task_memcpy_set_conf");
+    if (auto st =
+            check(doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, 1), "doca_dma_task_memcpy_set_conf");
         !st)
         return st;
     if (auto st = check(doca_pe_connect_ctx(pe_, ctx), "doca_pe_connect_ctx"); !st) return st;
     return check(doca_ctx_start(ctx), "doca_ctx_start (hostmem DMA)");
 }
 
-uint16_t DmaLane::copy(const ExportRecord *record, uint64_t offset, uint8_t *local, size_t len, bool to_host) {
+uint16_t DmaLane::copy(const ExportRecord *record, uint64_t offset, uint8_t *local, size_t len,
+                       bool to_host) {
     if (!ensure_import(record)) return kInaccessible;
     doca_mmap *local_mmap = local_mmap_for(local, len);
     if (!local_mmap) return kInternal;
     void *remote = reinterpret_cast<void *>(record->host_addr + offset);
     doca_buf *host_buf = nullptr, *local_buf = nullptr;
-    if (doca_buf_inventory_buf_get_by_args(inv_, import_, remote, len, remote, to_host ? 0 : len, &host_buf) !=
-        DOCA_SUCCESS)
+    if (doca_buf_inventory_buf_get_by_args(inv_, import_, remote, len, remote, to_host ? 0 : len,
+                                           &host_buf) != DOCA_SUCCESS)
         return kInternal;
-    if (doca_buf_inventory_buf_get_by_args(inv_, local_mmap, local, len, local, to_host ? len : 0, &local_buf) !=
-        DOCA_SUCCESS) {
+    if (doca_buf_inventory_buf_get_by_args(inv_, local_mmap, local, len, local, to_host ? len : 0,
+                                           &local_buf) != DOCA_SUCCESS) {
         doca_buf_dec_refcount(host_buf, nullptr);
         return kInternal;
     }
@@ -125,7 +128,8 @@ doca_mmap *DmaLane::local_mmap_for(uint8_t *p, size_t len) {
     }
     nvmeof::transport::BufferArea area;
     if (!nvmeof::transport::buffer_areas::find(p, len, area)) {
-        log::get("hostmem")->error("I/O buffer {} is in no registered transport buffer area", static_cast<void *>(p));
+        log::get("hostmem")->error("I/O buffer {} is in no registered transport buffer area",
+                                   static_cast<void *>(p));
         return nullptr;
     }
     if (area_count_ == kMaxAreas) drop_local_areas();

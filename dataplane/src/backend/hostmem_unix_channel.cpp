@@ -21,9 +21,9 @@ Result<sockaddr_un> unix_address(const std::string &path) {
     sockaddr_un sa{};
     sa.sun_family = AF_UNIX;
     if (path.empty() || path.size() >= sizeof(sa.sun_path))
-        return make_error(DOCA_ERROR_INVALID_VALUE, "control channel path \"" + path +
-                                                        "\": expected 1 to " +
-                                                        std::to_string(sizeof(sa.sun_path) - 1) + " characters");
+        return make_error(DOCA_ERROR_INVALID_VALUE, "control channel path \"" + path + "\": expected 1 to " +
+                                                        std::to_string(sizeof(sa.sun_path) - 1) +
+                                                        " characters");
     std::memcpy(sa.sun_path, path.data(), path.size());
     return sa;
 }
@@ -73,7 +73,8 @@ class UnixControlClient final : public ControlClient {
         auto sa = unix_address(path_);
         if (!sa) return sa.error();
         fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd_ < 0) return make_error(DOCA_ERROR_OPERATING_SYSTEM, std::string("socket: ") + std::strerror(errno));
+        if (fd_ < 0)
+            return make_error(DOCA_ERROR_OPERATING_SYSTEM, std::string("socket: ") + std::strerror(errno));
         if (::connect(fd_, reinterpret_cast<sockaddr *>(&*sa), sizeof(*sa)) != 0) {
             int e = errno;
             close();
@@ -85,16 +86,19 @@ class UnixControlClient final : public ControlClient {
     }
 
     Result<ExportRecord> fetch_export() override {
-        std::string reply;
-        if (auto st = request("EXPORT", reply); !st) return st.error();
+        auto got = request("EXPORT");
+        if (!got) return got.error();
+        const std::string &reply = *got;
         std::istringstream in(reply);
         std::string word, hex;
         ExportRecord r;
         in >> word;
-        if (word == "NOEXPORT") return make_error(DOCA_ERROR_AGAIN, "skiff-host at " + path_ + " exports nothing");
+        if (word == "NOEXPORT")
+            return make_error(DOCA_ERROR_AGAIN, "skiff-host at " + path_ + " exports nothing");
         in >> hex >> r.host_addr >> r.length >> r.generation;
         if (word != "EXPORT" || !in || !from_hex(hex, r.descriptor))
-            return make_error(DOCA_ERROR_INVALID_VALUE, "malformed EXPORT reply from " + path_ + ": " + reply);
+            return make_error(DOCA_ERROR_INVALID_VALUE,
+                              "malformed EXPORT reply from " + path_ + ": " + reply);
         return r;
     }
 
@@ -116,10 +120,11 @@ class UnixControlClient final : public ControlClient {
     }
     const std::string &address() const override { return path_; }
 
-  private:
-    Status request(const std::string &line, std::string &reply) {
+    Result<std::string> request(const std::string &line) override {
+        std::string reply;
         if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "control channel " + path_ + " is closed");
-        if (!write_line(fd_, line)) return make_error(DOCA_ERROR_NOT_CONNECTED, "skiff-host at " + path_ + " went away");
+        if (!write_line(fd_, line))
+            return make_error(DOCA_ERROR_NOT_CONNECTED, "skiff-host at " + path_ + " went away");
         while (!reader_.next(reply)) {
             pollfd p{fd_, POLLIN, 0};
             if (::poll(&p, 1, 5000) <= 0 || !reader_.fill(fd_)) {
@@ -127,9 +132,10 @@ class UnixControlClient final : public ControlClient {
                 return make_error(DOCA_ERROR_NOT_CONNECTED, "no reply from skiff-host at " + path_);
             }
         }
-        return Status::success();
+        return reply;
     }
 
+  private:
     std::string path_;
     int fd_ = -1;
     LineReader reader_;
@@ -145,7 +151,8 @@ class UnixControlServer final : public ControlServer {
         if (!sa) return sa.error();
         ::unlink(path_.c_str()); // a socket file left by a previous run
         fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr *>(&*sa), sizeof(*sa)) != 0 || ::listen(fd_, 8) != 0)
+        if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr *>(&*sa), sizeof(*sa)) != 0 ||
+            ::listen(fd_, 8) != 0)
             return make_error(DOCA_ERROR_OPERATING_SYSTEM,
                               "cannot listen on " + path_ + ": " + std::strerror(errno));
         return Status::success();
@@ -189,7 +196,8 @@ class UnixControlServer final : public ControlServer {
         int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
         if (c < 0) return;
         if (clients_.size() >= kMaxClients) {
-            log::get("hostmem")->warn("control channel {}: refusing a client (already {})", path_, kMaxClients);
+            log::get("hostmem")->warn("control channel {}: refusing a client (already {})", path_,
+                                      kMaxClients);
             ::close(c);
             return;
         }

@@ -39,6 +39,8 @@ class ControlClient {
     virtual Status connect() = 0;
     // Asks for the current export.
     virtual Result<ExportRecord> fetch_export() = 0;
+    // One request line, its reply line (HEALTH, BYTES).
+    virtual Result<std::string> request(const std::string &line) = 0;
     // Waits up to timeout_ms for the host to revoke or vanish. True when it did (the channel is
     // closed then); false on timeout with the host still there.
     virtual bool wait_for_loss(int timeout_ms) = 0;
