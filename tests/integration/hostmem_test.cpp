@@ -208,14 +208,39 @@ TEST_F(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartin
     write_read_verify(*ctrl, 200, 64 * 1024, 11);
 }
 
-TEST_F(integration_hostmem, RevocationOnSigtermIsSeenByTheTarget) {
+TEST_F(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaChangeNotice) {
     start_host();
     start_hostmem_target();
-    auto ctrl = connect(options());
+    ConnectOptions o = options();
+    o.auto_keep_alive = false; // the test owns the admin queue (it parks an AER on it)
+    auto ctrl = connect(o);
     ASSERT_NE(ctrl, nullptr);
     wait_accessible(*ctrl);
+    // Reading the ANA log (without RAE) arms the notice; then enable it and park one AER.
+    EXPECT_EQ(ana_state(*ctrl), NVME_ANA_STATE_OPTIMIZED);
+    ASSERT_OK(ctrl->set_features(NVME_FEAT_FID_ASYNC_EVENT, NVME_CTRL_OAES_ANA));
+    wire::Sqe aer{};
+    aer.opcode = nvme_admin_async_event;
+    ASSERT_OK(ctrl->admin_queue().submit(aer, DataDir::kNone, nullptr, 0, 77));
+    // Nothing changed yet: the AER stays parked.
+    Completion done{};
+    ASSERT_TRUE(ctrl->admin_queue().poll(300ms).ok());
+    ASSERT_FALSE(ctrl->admin_queue().pop_completion(done)) << "an event fired before any ANA change";
+
     EXPECT_EQ(host_->stop(), 0) << "skiff-host exits 0 after SIGTERM";
     std::vector<uint8_t> probe(kBlock);
     EXPECT_EQ(read_status(*ctrl, 0, probe), kAnaInaccessible);
     EXPECT_TRUE(target_->running());
+
+    // The AER completes with Notice / ANA change / log page 0Ch.
+    bool got = false;
+    for (int i = 0; i < 100 && !got; ++i) {
+        ASSERT_TRUE(ctrl->admin_queue().poll(100ms).ok());
+        got = ctrl->admin_queue().pop_completion(done);
+    }
+    ASSERT_TRUE(got) << "no asynchronous event after the host revoked";
+    EXPECT_EQ(done.tag, 77u);
+    EXPECT_EQ(done.cqe.result & 0xFFFFFF,
+              uint32_t(NVME_AER_NOTICE | (NVME_AER_NOTICE_ANA << 8) | (NVME_LOG_LID_ANA << 16)));
+    EXPECT_EQ(ana_state(*ctrl), NVME_ANA_STATE_INACCESSIBLE);
 }

@@ -3,6 +3,7 @@
 // doca_mmap_export_pci and hands the descriptor to skiff-target (on the DPU) over a control
 // channel. It stays up answering health checks; SIGTERM or SIGINT revokes the export (the target
 // sees it at once: its namespace turns ANA-inaccessible) and exits.
+#include "skiff/core/device.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 #include "skiff/dataplane/size_text.hpp"
@@ -78,24 +79,6 @@ Result<Region> allocate(const Options &o, size_t len) {
                           "--memory \"" + o.memory + "\": use anon, hugepages or file");
     }
     return Region{static_cast<uint8_t *>(p), len};
-}
-
-Result<doca_dev *> open_host_function(const std::string &pci) {
-    doca_devinfo **list = nullptr;
-    uint32_t n = 0;
-    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st)
-        return st.error();
-    doca_dev *dev = nullptr;
-    for (uint32_t i = 0; i < n && !dev; ++i) {
-        uint8_t eq = 0, can_export = 0;
-        doca_devinfo_is_equal_pci_addr(list[i], pci.c_str(), &eq);
-        doca_mmap_cap_is_export_pci_supported(list[i], &can_export);
-        if (eq && can_export && doca_dev_open(list[i], &dev) != DOCA_SUCCESS) dev = nullptr;
-    }
-    doca_devinfo_destroy_list(list);
-    if (!dev)
-        return make_error(DOCA_ERROR_NOT_FOUND, "--pci " + pci + ": no host function there that can export");
-    return dev;
 }
 
 // The export: an mmap over the region on the host function, PCI read-write.
@@ -189,9 +172,11 @@ int main(int argc, char **argv) {
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     auto region = allocate(o, size);
     if (!region) return fail(region.error().message);
-    auto dev = open_host_function(o.pci);
-    if (!dev) return fail(dev.error().message);
-    auto exp = export_region(*dev, *region);
+    auto dev = core::Device::open_by_pci(o.pci);
+    if (!dev) return fail("--pci " + o.pci + ": " + dev.error().message);
+    if (!dev->has_cap(core::DevCap::mmap_export_pci))
+        return fail("--pci " + o.pci + ": this function cannot export memory over PCI");
+    auto exp = export_region(dev->get(), *region);
     if (!exp) return fail("export: " + exp.error().message);
 
     sigset_t set;
@@ -220,7 +205,6 @@ int main(int argc, char **argv) {
     server->broadcast("REVOKED " + std::to_string(generation));
     server->close();
     doca_mmap_destroy(exp->mmap);
-    doca_dev_close(*dev);
     munmap(region->base, region->len);
     return 0;
 }

@@ -17,26 +17,6 @@ constexpr int kBackoffFirstMs = 50;
 constexpr int kBackoffMaxMs = 1000;
 constexpr int kHealthPeriodMs = 100; // how often the link looks at the channel
 
-Result<doca_dev *> open_dpu_device(const std::string &pci) {
-    doca_devinfo **list = nullptr;
-    uint32_t n = 0;
-    if (auto st = check(doca_devinfo_create_list(&list, &n), "doca_devinfo_create_list"); !st)
-        return st.error();
-    doca_dev *dev = nullptr;
-    doca_error_t last = DOCA_ERROR_NOT_FOUND;
-    for (uint32_t i = 0; i < n && !dev; ++i) {
-        uint8_t eq = 0, can_import = 0;
-        doca_devinfo_is_equal_pci_addr(list[i], pci.c_str(), &eq);
-        doca_mmap_cap_is_create_from_export_pci_supported(list[i], &can_import);
-        if (eq && can_import) last = doca_dev_open(list[i], &dev);
-    }
-    doca_devinfo_destroy_list(list);
-    if (!dev)
-        return make_error(last, "hostmem: no DPU device at PCI " + pci +
-                                    " that can import host exports (is SKIFF_SIDE=dpu?)");
-    return dev;
-}
-
 } // namespace
 
 Result<std::shared_ptr<HostmemDevice>> HostmemDevice::create(HostmemOptions options) {
@@ -46,22 +26,24 @@ Result<std::shared_ptr<HostmemDevice>> HostmemDevice::create(HostmemOptions opti
                                                         " is not a non-zero multiple of 4096 bytes");
     if (options.channel.empty())
         return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem: the control channel path is empty");
-    auto dev = open_dpu_device(options.dpu_pci);
+    auto dev = core::Device::open_by_pci(options.dpu_pci);
     if (!dev) return dev.error();
-    std::shared_ptr<HostmemDevice> d(new HostmemDevice(std::move(options), *dev));
+    if (!dev->has_cap(core::DevCap::mmap_from_export_pci))
+        return make_error(DOCA_ERROR_NOT_SUPPORTED, "hostmem: the device at PCI " + options.dpu_pci +
+                                                        " cannot import host exports (is SKIFF_SIDE=dpu?)");
+    std::shared_ptr<HostmemDevice> d(new HostmemDevice(std::move(options), std::move(*dev)));
     d->link_ = std::thread([raw = d.get()] { raw->link_loop(); });
     return d;
 }
 
-HostmemDevice::HostmemDevice(HostmemOptions options, doca_dev *dev)
-    : options_(std::move(options)), dev_(dev), channel_(hostmem::make_unix_control_client(options_.channel)) {
-}
+HostmemDevice::HostmemDevice(HostmemOptions options, core::Device dev)
+    : options_(std::move(options)), dev_(std::move(dev)),
+      channel_(hostmem::make_unix_control_client(options_.channel)) {}
 
 HostmemDevice::~HostmemDevice() {
     stop_.store(true);
     if (link_.joinable()) link_.join();
-    for (auto &l : lanes_) l.reset();
-    doca_dev_close(dev_);
+    for (auto &l : lanes_) l.reset(); // their mmaps hold the device
 }
 
 // Connect, fetch the export, publish it, watch for loss; after a loss or a failed attempt wait
@@ -116,7 +98,7 @@ hostmem::DmaLane *HostmemDevice::lane() {
     auto &slot = lanes_[nvmeof::target::IoGate::thread_lane()];
     if (!slot) {
         // Once per poll group thread: not on the per-I/O path.
-        auto l = std::make_unique<hostmem::DmaLane>(dev_);
+        auto l = std::make_unique<hostmem::DmaLane>(dev_.get());
         if (auto st = l->start(); !st) {
             log::get("hostmem")->error("hostmem DMA lane: {}", st.error().message);
             return nullptr;

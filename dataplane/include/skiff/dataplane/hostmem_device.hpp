@@ -6,12 +6,11 @@
 // link re-imports with back-off, without restarting the target. See src/backend/README.md.
 #pragma once
 
+#include "skiff/core/device.hpp"
 #include "skiff/core/status.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 #include "skiff/nvmeof/target/block_device.hpp"
 #include "skiff/nvmeof/target/io_gate.hpp"
-
-#include <doca_dev.h>
 
 #include <array>
 #include <atomic>
@@ -54,14 +53,14 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
     uint64_t ana_changes() const override { return ana_changes_.load(std::memory_order_acquire); }
 
   private:
-    HostmemDevice(HostmemOptions options, doca_dev *dev);
+    HostmemDevice(HostmemOptions options, core::Device dev);
     void link_loop();
     void publish(const hostmem::ExportRecord *record);
     // This thread's lane (built on first use); nullptr when it cannot be built.
     hostmem::DmaLane *lane();
 
     HostmemOptions options_;
-    doca_dev *dev_;
+    core::Device dev_;
     std::unique_ptr<hostmem::ControlClient> channel_;
     std::atomic<const hostmem::ExportRecord *> current_{nullptr};
     std::atomic<uint64_t> ana_changes_{0};
