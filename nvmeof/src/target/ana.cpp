@@ -65,7 +65,7 @@ void log_ana(Request &req) {
         ++header.ngrps;
     }
     w.put(0, &header, sizeof(header));
-    if (!retain) ctrl.rearm_ana_event();
+    if (!retain) ctrl.ana_log_read(header.chgcnt);
     complete(req);
 }
 

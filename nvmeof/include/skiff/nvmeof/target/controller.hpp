@@ -93,7 +93,13 @@ class Controller {
     // the host reads log page 0Ch).
     bool collect_ana_changes();
     void mask_ana_event() { ana_event_masked_ = true; }
-    void rearm_ana_event() { ana_event_masked_ = false; }
+    // The host read log page 0Ch (without RAE) when the change count was `seen`: what it read is
+    // no longer news, and the notice is armed again.
+    void ana_log_read(uint64_t seen) {
+        ana_changes_seen_ = seen;
+        ana_changes_pending_ = false;
+        ana_event_masked_ = false;
+    }
 
   private:
     static constexpr uint16_t kMaxQid = 64;
