@@ -108,18 +108,28 @@ hostmem::DmaLane *HostmemDevice::lane() {
     return slot.get();
 }
 
+// One DMA on this thread's lane against the current export. A copy that finds the export gone
+// marks that export lost at once (ANA inaccessible), before the link thread hears of it.
+uint16_t HostmemDevice::copy(hostmem::DmaLane &l, uint64_t offset, uint8_t *local, size_t len, bool to_host) {
+    const hostmem::ExportRecord *record = current_.load(std::memory_order_acquire);
+    uint16_t st = l.copy(record, offset, local, len, to_host);
+    if (st == hostmem::DmaLane::kInaccessible && record &&
+        lost_.exchange(record, std::memory_order_acq_rel) != record)
+        ana_changes_.fetch_add(1, std::memory_order_acq_rel);
+    return st;
+}
+
 uint16_t HostmemDevice::read(uint64_t offset, void *dst, size_t len) {
     hostmem::DmaLane *l = lane();
     if (!l) return kInternal;
-    return l->copy(current_.load(std::memory_order_acquire), offset, static_cast<uint8_t *>(dst), len, false);
+    return copy(*l, offset, static_cast<uint8_t *>(dst), len, false);
 }
 
 uint16_t HostmemDevice::write(uint64_t offset, const void *src, size_t len) {
     hostmem::DmaLane *l = lane();
     if (!l) return kInternal;
     // The source is only read by the engine; the local mmap is registered read-write regardless.
-    return l->copy(current_.load(std::memory_order_acquire), offset,
-                   const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), len, true);
+    return copy(*l, offset, const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), len, true);
 }
 
 uint16_t HostmemDevice::compare(uint64_t offset, const void *expected, size_t len, bool &equal) {
@@ -129,9 +139,7 @@ uint16_t HostmemDevice::compare(uint64_t offset, const void *expected, size_t le
     equal = true;
     for (size_t done = 0; done < len && equal;) {
         size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
-        if (uint16_t st =
-                l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, false))
-            return st;
+        if (uint16_t st = copy(*l, offset + done, l->scratch(), n, false)) return st;
         equal = std::memcmp(l->scratch(), exp + done, n) == 0;
         done += n;
     }
@@ -144,9 +152,7 @@ uint16_t HostmemDevice::write_zeroes(uint64_t offset, size_t len) {
     std::memset(l->scratch(), 0, std::min(len, hostmem::DmaLane::kScratchBytes));
     for (size_t done = 0; done < len;) {
         size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
-        if (uint16_t st =
-                l->copy(current_.load(std::memory_order_acquire), offset + done, l->scratch(), n, true))
-            return st;
+        if (uint16_t st = copy(*l, offset + done, l->scratch(), n, true)) return st;
         done += n;
     }
     return 0;

@@ -14,7 +14,6 @@
 namespace skiff::dataplane::hostmem {
 namespace {
 
-constexpr uint16_t kInaccessible = nvmeof::wire::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
 constexpr uint16_t kInternal = nvmeof::wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL);
 constexpr long kProgressLimit = 200000000L; // progress calls before a stuck engine is reported
 

@@ -6,12 +6,15 @@
 
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 #include "skiff/nvmeof/transport/buffer_areas.hpp"
+#include "skiff/nvmeof/wire/command.hpp"
 
 #include <doca_buf_inventory.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+
+#include <nvme/types.h>
 
 #include <array>
 #include <cstdint>
@@ -22,6 +25,9 @@ class DmaLane {
   public:
     // Scratch for what has no transport buffer (compare, write zeroes): registered too.
     static constexpr size_t kScratchBytes = 1 << 20;
+    // The status of I/O while the host's export is gone: ANA Inaccessible (SCT 3h, SC 02h).
+    static constexpr uint16_t kInaccessible =
+        nvmeof::wire::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
 
     explicit DmaLane(doca_dev *dev) : dev_(dev) {}
     ~DmaLane();

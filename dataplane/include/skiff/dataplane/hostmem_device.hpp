@@ -49,7 +49,10 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
     uint16_t deallocate(uint64_t offset, size_t len) override { return write_zeroes(offset, len); }
     uint16_t flush() override { return 0; }
 
-    bool accessible() const override { return current_.load(std::memory_order_acquire) != nullptr; }
+    bool accessible() const override {
+        const hostmem::ExportRecord *r = current_.load(std::memory_order_acquire);
+        return r != nullptr && r != lost_.load(std::memory_order_acquire);
+    }
     uint64_t ana_changes() const override { return ana_changes_.load(std::memory_order_acquire); }
 
   private:
@@ -58,11 +61,13 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
     void publish(const hostmem::ExportRecord *record);
     // This thread's lane (built on first use); nullptr when it cannot be built.
     hostmem::DmaLane *lane();
+    uint16_t copy(hostmem::DmaLane &l, uint64_t offset, uint8_t *local, size_t len, bool to_host);
 
     HostmemOptions options_;
     core::Device dev_;
     std::unique_ptr<hostmem::ControlClient> channel_;
     std::atomic<const hostmem::ExportRecord *> current_{nullptr};
+    std::atomic<const hostmem::ExportRecord *> lost_{nullptr}; // a DMA found this export gone
     std::atomic<uint64_t> ana_changes_{0};
     // Every record published stays alive until the device goes: lanes compare against them.
     std::vector<std::unique_ptr<hostmem::ExportRecord>> records_;
