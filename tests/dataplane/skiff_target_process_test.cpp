@@ -133,7 +133,7 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
              {{"--transport", "rdma"}, "NVMe/RDMA is not implemented yet; use --transport tcp"},
              {{"--size", "3 bananas"}, "such as 512MiB or 1GiB"},
              {{"--block-size", "1000"}, "use 512 or 4096"},
-             {{"--backend", "disk"}, "use ram or null"},
+             {{"--backend", "disk"}, "use ram, null or hostmem"},
              {{"--listen", "localhost4420"}, "expected ADDR:PORT"},
              {{"--allow-host", "bob"}, "does not start with \"nqn.yyyy-mm.\""},
          }) {
