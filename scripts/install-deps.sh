@@ -9,6 +9,7 @@ PACKAGES=(
   libaio-dev libnvme-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   iproute2 procps
+  gnuplot-nox
 )
 
 missing=()

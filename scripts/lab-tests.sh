@@ -20,6 +20,15 @@
 #                     the host; in the guest the kernel initiator connects (it reads the ANA log
 #                     at connect: group 1 must be optimized), fio crc32c verify through the DMA
 #                     path, disconnect; SIGTERM stops both (skiff-host revokes its export).
+#   rdma-target       skiff-target --transport rdma INSIDE the guest on soft-RoCE (rxe0,
+#                     192.168.77.1); the kernel nvme-rdma initiator discovers, connects, fio crc32c
+#                     verify (4k random + 128k sequential), disconnects.
+#   rdma-reconnect    tests/lab/rdma-reconnect.sh: 20 nvme-rdma connect/disconnect cycles; the
+#                     guest's `rdma res` QP/MR/PD/CQ/CM-id counts return to their starting values.
+#   perf-vs-nvmet     bench's skiff-perf (build/bin/skiff-perf) as a generic NVMe/TCP initiator
+#                     against the Linux kernel's nvmet-tcp in the guest: 2 s of 4k randrw with
+#                     --verify on 2 queues, then 1 s of 128k sequential reads; both must finish
+#                     with I/O done and no verify error.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -98,7 +107,35 @@ test_hostmem_tcp() {
     "$lab/examples/host-target-tcp.sh"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet hostmem-tcp)
+test_rdma_target() {
+  # The target runs in the guest (the host has no RDMA); the guest sees the checkout at the same
+  # path and takes missing host libraries through with-host-libs.
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
+  GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, nsze $LAB_NSZE as configured'" \
+    "$lab/examples/guest-target-rdma.sh"
+}
+
+test_rdma_reconnect() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
+}
+
+test_perf_vs_nvmet() {
+  local nqn=nqn.2026-11.io.skiff:kernel-nvmet perf="$checkout/build/bin/skiff-perf"
+  [ -x "$perf" ] || { echo "lab-tests: $perf missing"; return 1; }
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
+. /lab/guest/nvmet.sh
+dev=\$(lab_nullblk 1 1)
+lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
+run() { /lab/guest/with-host-libs $perf --addr 127.0.0.1 --port 4420 --nqn $nqn --no-progress --ramp 0 \"\$@\"; }
+run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
+run --rw read --bs 128k --qd 8 --time 1s --json"
+}
+
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet hostmem-tcp rdma-target rdma-reconnect perf-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -5,6 +5,11 @@
 // 72-byte command answered by a 24-byte C2HData header + data + a 24-byte response capsule;
 // writes are a 72-byte command with in-capsule data answered by a 24-byte response. Any
 // NVMe/TCP target's IOPS for the same shape on the same cores is bounded by this number.
+//
+// Both sides busy-poll by default (non-blocking recv in a loop), as skiff-target does while it
+// has work and skiff-perf always does: a blocking recv would add a sleep and a wake-up to every
+// round trip, which at QD1 is most of the time, and the "ceiling" would then sit below what a
+// polling target reaches. --wait block measures the blocking variant for comparison.
 #include <CLI/CLI.hpp>
 
 #include <arpa/inet.h>
@@ -58,6 +63,19 @@ void set_nodelay(int fd) {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+// How a side waits for bytes: spin on a non-blocking recv, or sleep in a blocking one.
+bool g_spin = true;
+
+// Receives what is there (spinning until something is, in spin mode); <= 0 on close or error.
+ssize_t recv_some(int fd, char *buf, size_t len) {
+    for (;;) {
+        ssize_t n = recv(fd, buf, len, g_spin ? MSG_DONTWAIT : 0);
+        if (n >= 0) return n;
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+        return n;
+    }
+}
+
 // Sends len bytes from a repeating buffer, looping over partial sends.
 void send_all(int fd, const char *buf, size_t len) {
     while (len > 0) {
@@ -79,7 +97,7 @@ void serve(int listen_fd, Shape shape) {
     std::vector<char> in(1 << 20), out(shape.response * 256);
     size_t partial = 0;
     for (;;) {
-        ssize_t n = recv(fd, in.data(), in.size(), 0);
+        ssize_t n = recv_some(fd, in.data(), in.size());
         if (n <= 0) break;
         partial += static_cast<size_t>(n);
         size_t complete = partial / shape.request;
@@ -117,7 +135,7 @@ Result drive(int port, Shape shape, int qd, double seconds) {
     bool stopping = false;
     uint64_t outstanding = static_cast<uint64_t>(qd);
     while (outstanding > 0) {
-        ssize_t n = recv(fd, in.data(), in.size(), 0);
+        ssize_t n = recv_some(fd, in.data(), in.size());
         if (n <= 0) die("recv");
         partial += static_cast<size_t>(n);
         size_t done = partial / shape.response;
@@ -155,6 +173,7 @@ int main(int argc, char **argv) {
     int qd = 32, target_core = 0, initiator_core = 1;
     double seconds = 5;
     bool json = false;
+    std::string wait = "spin";
     app.add_option("--rw", rw,
                    "read (72 B command -> 24 B header + data + 24 B response) or write "
                    "(72 B command + data -> 24 B response)")
@@ -169,9 +188,15 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--initiator-core", initiator_core, "core of the requesting process (-1: unpinned)")
         ->capture_default_str();
+    app.add_option("--wait", wait,
+                   "spin (busy-poll with non-blocking recv, like a polling target and skiff-perf) or "
+                   "block (sleep in recv)")
+        ->check(CLI::IsMember({"spin", "block"}))
+        ->capture_default_str();
     app.add_flag("--json", json, "print one JSON object instead of text");
     CLI11_PARSE(app, argc, argv);
 
+    g_spin = wait == "spin";
     const size_t bs = parse_size(bs_text);
     const Shape shape = shape_for(rw, bs);
 
@@ -202,12 +227,14 @@ int main(int argc, char **argv) {
     const double iops = r.ios / r.seconds;
     const double mibs = iops * static_cast<double>(bs) / (1024.0 * 1024.0);
     if (json) {
-        std::printf("{\"rw\":\"%s\",\"bs\":%zu,\"qd\":%d,\"iops\":%.0f,\"mib_s\":%.1f,\"seconds\":%.2f}\n",
-                    rw.c_str(), bs, qd, iops, mibs, r.seconds);
+        std::printf("{\"rw\":\"%s\",\"bs\":%zu,\"qd\":%d,\"wait\":\"%s\",\"iops\":%.0f,\"mib_s\":%.1f,"
+                    "\"avg_us\":%.2f,\"seconds\":%.2f}\n",
+                    rw.c_str(), bs, qd, wait.c_str(), iops, mibs, qd / iops * 1e6, r.seconds);
     } else {
-        std::printf("tcp-ceiling %s bs=%zu qd=%d: %.0f IOPS, %.1f MiB/s (%.2f s, target core %d, "
-                    "initiator core %d)\n",
-                    rw.c_str(), bs, qd, iops, mibs, r.seconds, target_core, initiator_core);
+        std::printf("tcp-ceiling %s bs=%zu qd=%d wait=%s: %.0f IOPS, %.1f MiB/s, %.2f us per round trip at "
+                    "this QD (%.2f s, target core %d, initiator core %d)\n",
+                    rw.c_str(), bs, qd, wait.c_str(), iops, mibs, qd / iops * 1e6, r.seconds, target_core,
+                    initiator_core);
     }
     return 0;
 }

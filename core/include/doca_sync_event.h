@@ -26,6 +26,9 @@ struct doca_gpu;
 
 struct doca_sync_event;
 
+/** A sync event as DPA code names it (doca_dpa_dev_sync_event.h). */
+typedef uint64_t doca_dpa_dev_sync_event_t;
+
 struct doca_sync_event_task_get;
 struct doca_sync_event_task_notify_set;
 struct doca_sync_event_task_notify_add;
@@ -68,7 +71,7 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event);
 /** Publisher / subscriber locations; before start only (DOCA_ERROR_BAD_STATE afterwards). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event, struct doca_dev *dev);
-/** DPA and GPU locations: DOCA_ERROR_NOT_SUPPORTED in this build. */
+/** DPA locations need a DPA context; GPU locations: DOCA_ERROR_NOT_SUPPORTED in this build. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa);
 DOCA_EXPERIMENTAL
@@ -208,6 +211,16 @@ DOCA_EXPERIMENTAL
 void doca_sync_event_task_wait_gt_set_mask(struct doca_sync_event_task_wait_gt *task, uint64_t mask);
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_wait_gt_get_mask(const struct doca_sync_event_task_wait_gt *task);
+
+/**
+ * The event's handle for DPA code on dpa. The event must be started (standalone) and have a DPA
+ * publisher or subscriber location.
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE (not started),
+ * DOCA_ERROR_NOT_PERMITTED (no DPA location).
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
+                                            doca_dpa_dev_sync_event_t *dpa_dev_se_handle);
 
 #ifdef __cplusplus
 }

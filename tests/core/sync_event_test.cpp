@@ -64,12 +64,14 @@ TEST(SyncEvent, UsedAsCtxItCannotBeStartedStandalone) {
     EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
 }
 
-TEST(SyncEvent, DpaAndGpuLocationsAreNotSupportedYet) {
+// DPA locations are accepted (the DPA module reaches the event through its DPA handle, tested in
+// dpa_*_test.cpp); GPU locations are not supported.
+TEST(SyncEvent, DpaLocationsAreAcceptedGpuLocationsAreNotSupported) {
     doca_sync_event *event = nullptr;
     ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
-    auto *fake_dpa = reinterpret_cast<doca_dpa *>(event); // never dereferenced: refused first
+    auto *fake_dpa = reinterpret_cast<doca_dpa *>(event); // only recorded, never dereferenced
     auto *fake_gpu = reinterpret_cast<doca_gpu *>(event);
-    EXPECT_EQ(doca_sync_event_add_publisher_location_dpa(event, fake_dpa), DOCA_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(doca_sync_event_add_publisher_location_dpa(event, fake_dpa), DOCA_SUCCESS);
     EXPECT_EQ(doca_sync_event_add_subscriber_location_gpu(event, fake_gpu), DOCA_ERROR_NOT_SUPPORTED);
     EXPECT_EQ(doca_sync_event_add_publisher_location_dpa(event, nullptr), DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);

@@ -28,6 +28,7 @@ class TargetProcess {
     TargetProcess &operator=(const TargetProcess &) = delete;
 
     bool started() const { return started_; }
+    pid_t pid() const { return pid_; }
     bool running();
     // SIGTERM, then waits (SIGKILL after 10 s). Returns the exit code, 128+N for signal N.
     int stop();

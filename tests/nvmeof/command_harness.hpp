@@ -141,18 +141,25 @@ inline bool dnr(const w::Cqe &c) {
     return w::Status::dnr(c.status);
 }
 
-// A target with one subsystem and one 8 MiB RAM namespace (512-byte blocks unless told).
+// A target with one subsystem and one 8 MiB RAM namespace (512-byte blocks unless told), or
+// one namespace on the device given.
 struct UnitTarget {
     explicit UnitTarget(uint32_t block_size = 512, uint64_t size = 8ull << 20) {
-        subsys = std::make_shared<tgt::Subsystem>(
-            kNqn, tgt::SubsystemKind::kNvm, tgt::SubsystemIdentity{"SN-UNIT-7", "skiff unit model", "1.2.3"});
         auto dev = dataplane::RamDevice::create(size);
         EXPECT_TRUE(dev.ok());
-        device = *dev;
+        init(*dev, block_size);
+    }
+    explicit UnitTarget(std::shared_ptr<tgt::BlockDevice> dev, uint32_t block_size = 512) {
+        init(std::move(dev), block_size);
+    }
+    void init(std::shared_ptr<tgt::BlockDevice> dev, uint32_t block_size) {
+        subsys = std::make_shared<tgt::Subsystem>(
+            kNqn, tgt::SubsystemKind::kNvm, tgt::SubsystemIdentity{"SN-UNIT-7", "skiff unit model", "1.2.3"});
+        device = std::move(dev);
         ns = std::make_shared<tgt::Namespace>(1, block_size, device, tgt::derive_namespace_ids(kNqn, 1));
         EXPECT_TRUE(subsys->add_namespace(ns).ok());
         EXPECT_TRUE(target.add_subsystem(subsys).ok());
-        port = target.add_port({0, "127.0.0.1", "4420", false});
+        port = target.add_port({0, "tcp", "127.0.0.1", "4420", false});
     }
 
     // Connects and enables an admin queue; returns the controller id.
@@ -171,7 +178,7 @@ struct UnitTarget {
 
     tgt::Target target;
     std::shared_ptr<tgt::Subsystem> subsys;
-    std::shared_ptr<dataplane::RamDevice> device;
+    std::shared_ptr<tgt::BlockDevice> device;
     std::shared_ptr<tgt::Namespace> ns;
     tgt::Port port;
 };

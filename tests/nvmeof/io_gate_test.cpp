@@ -10,34 +10,51 @@ namespace {
 
 using tgt::IoGate;
 
-TEST(IoGate, ExclusiveWaitsForOtherLanesAndShutsThemOutUntilReleased) {
+TEST(IoGate, ExclusiveWaitsForEveryLanesIoAndShutsThemOutUntilReleased) {
     IoGate gate;
+    int owner = 0, rival = 0;
     IoGate::set_thread_lane(1);
-    ASSERT_TRUE(gate.enter()); // lane 1 has an I/O in flight
+    ASSERT_TRUE(gate.enter()); // lane 1 has two I/Os in flight (an asynchronous backend)
+    ASSERT_TRUE(gate.enter());
 
-    std::atomic<bool> claimed{false}, release{false};
-    std::atomic<int> entered_while_held{-1};
+    std::atomic<int> step{0};
+    std::atomic<bool> ran_early{false};
     std::thread other([&] {
         IoGate::set_thread_lane(2);
-        ASSERT_TRUE(gate.enter_exclusive()); // returns only once lane 1 has left
-        claimed = true;
-        while (!release) std::this_thread::yield();
-        gate.leave_exclusive();
+        EXPECT_TRUE(gate.enter()); // lane 2's own I/O in flight counts too
+        // Claimed, but not drained: "not yet", and the claim is kept.
+        if (gate.try_exclusive(&owner)) ran_early = true;
+        EXPECT_TRUE(gate.held_by(&owner));
+        step = 1;
+        while (step != 2) std::this_thread::yield();
+        if (gate.try_exclusive(&owner)) ran_early = true; // its own lane still busy
+        gate.leave();
+        while (step != 3) std::this_thread::yield();
+        EXPECT_TRUE(gate.try_exclusive(&owner)); // every lane drained
+        step = 4;
+        while (step != 5) std::this_thread::yield();
+        gate.leave_exclusive(&owner);
+        step = 6;
     });
-    // Lane 2 cannot have claimed the gate while lane 1 is inside.
+    while (step != 1) std::this_thread::yield();
+    // Claimed: new I/O backs off, a rival Compare and Write cannot claim it.
+    EXPECT_FALSE(gate.enter());
+    EXPECT_FALSE(gate.try_exclusive(&rival));
+    gate.leave();
+    step = 2; // lane 1 still has one I/O in flight: the owner cannot run yet
     for (int i = 0; i < 1000; ++i) std::this_thread::yield();
-    EXPECT_FALSE(claimed.load());
     gate.leave();
-    while (!claimed) std::this_thread::yield();
-
-    // Held: ordinary I/O backs off, and a second Compare and Write cannot claim it.
-    entered_while_held = gate.enter() ? 1 : 0;
-    EXPECT_EQ(entered_while_held.load(), 0);
-    EXPECT_FALSE(gate.enter_exclusive());
-    release = true;
+    step = 3;
+    while (step != 4) std::this_thread::yield();
+    EXPECT_FALSE(ran_early.load());
+    EXPECT_FALSE(gate.enter()); // held while it runs
+    step = 5;
+    while (step != 6) std::this_thread::yield();
     other.join();
-    EXPECT_TRUE(gate.enter());
+    EXPECT_TRUE(gate.enter()); // released
     gate.leave();
+    EXPECT_TRUE(gate.try_exclusive(&rival)); // and free for the next one
+    gate.leave_exclusive(&rival);
     IoGate::set_thread_lane(0);
 }
 
@@ -51,10 +68,11 @@ TEST(IoGate, IoIsDeferredWhileACompareAndWriteHoldsTheNamespaceThenRuns) {
     std::atomic<bool> held{false}, release{false};
     std::thread caw_elsewhere([&] {
         IoGate::set_thread_lane(4); // another poll group running a Compare and Write
-        ASSERT_TRUE(t.ns->gate().enter_exclusive());
+        int token = 0;
+        while (!t.ns->gate().try_exclusive(&token)) std::this_thread::yield();
         held = true;
         while (!release) std::this_thread::yield();
-        t.ns->gate().leave_exclusive();
+        t.ns->gate().leave_exclusive(&token);
     });
     while (!held) std::this_thread::yield();
 
@@ -90,10 +108,11 @@ TEST(IoGate, CompareAndWriteWaitsForAnotherCompareAndWrite) {
     std::atomic<bool> held{false}, release{false};
     std::thread other([&] {
         IoGate::set_thread_lane(6);
-        ASSERT_TRUE(t.ns->gate().enter_exclusive());
+        int token = 0;
+        while (!t.ns->gate().try_exclusive(&token)) std::this_thread::yield();
         held = true;
         while (!release) std::this_thread::yield();
-        t.ns->gate().leave_exclusive();
+        t.ns->gate().leave_exclusive(&token);
     });
     while (!held) std::this_thread::yield();
     w::Sqe cmp = io_sqe(nvme_cmd_compare, 9, 1), wr = io_sqe(nvme_cmd_write, 9, 1);

@@ -428,7 +428,8 @@ TEST(TcpTransport, IoWaitsForACompareAndWriteHeldElsewhereThenCompletes) {
     ASSERT_TRUE(p.ok);
     auto &gate = t.target.find_subsystem(kSubNqn)->find_namespace(1)->gate();
     tgt::IoGate::set_thread_lane(7); // this thread plays another poll group
-    ASSERT_TRUE(gate.enter_exclusive());
+    int token = 0;
+    ASSERT_TRUE(gate.try_exclusive(&token)); // nothing in flight: held at once
 
     std::vector<uint8_t> data(512, 0x6B);
     w::Sqe wr = rw(nvme_cmd_write, 3, 1);
@@ -443,7 +444,7 @@ TEST(TcpTransport, IoWaitsForACompareAndWriteHeldElsewhereThenCompletes) {
     ASSERT_TRUE(first && first->ch.type == wt::kCapsuleResp);
     EXPECT_EQ(first->as<wt::CapsuleResp>().cqe.cid, 42);
 
-    gate.leave_exclusive();
+    gate.leave_exclusive(&token);
     tgt::IoGate::set_thread_lane(0);
     auto cqe = p.io.wait_completion(41);
     EXPECT_EQ(cqe.status, 0);

@@ -1,6 +1,7 @@
 #include "sync/sync_event.hpp"
 #include "exec/live_objects.hpp"
 
+#include "sync/update_hook.hpp"
 #include "sync/wait_mask.hpp"
 
 #include <skiff/core/log.hpp>
@@ -104,6 +105,7 @@ uint64_t doca_sync_event::fetch_add(uint64_t value) {
 void doca_sync_event::updated() {
     signal_.publish();
     if (use_ == Use::ctx) notify_pe(); // a wait_gt task may be ready now
+    skiff::core::run_sync_event_update_hook(); // DPA work waiting on an event
 }
 
 void doca_sync_event::wait_gt(uint64_t threshold, uint64_t mask, bool yield_only) {
@@ -166,15 +168,19 @@ doca_error_t doca_sync_event_add_subscriber_location_dpu(doca_sync_event *event)
     return event->add_location(false, "dpu");
 }
 
-// DPA and GPU locations need the DPA / GPU modules; until they exist these are not supported.
+// DPA locations: the DPA reaches the counter through doca_sync_event_get_dpa_handle.
 doca_error_t doca_sync_event_add_publisher_location_dpa(doca_sync_event *event, doca_dpa *dpa) {
     if (!event || !dpa) return DOCA_ERROR_INVALID_VALUE;
-    return DOCA_ERROR_NOT_SUPPORTED;
+    doca_error_t r = event->add_location(true, "dpa");
+    if (r == DOCA_SUCCESS) event->add_dpa_location();
+    return r;
 }
 
 doca_error_t doca_sync_event_add_subscriber_location_dpa(doca_sync_event *event, doca_dpa *dpa) {
     if (!event || !dpa) return DOCA_ERROR_INVALID_VALUE;
-    return DOCA_ERROR_NOT_SUPPORTED;
+    doca_error_t r = event->add_location(false, "dpa");
+    if (r == DOCA_SUCCESS) event->add_dpa_location();
+    return r;
 }
 
 doca_error_t doca_sync_event_add_publisher_location_gpu(doca_sync_event *event, doca_gpu *gpu) {

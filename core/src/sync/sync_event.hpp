@@ -37,6 +37,9 @@ struct doca_sync_event final : doca_ctx {
     // ---- configuration (before start)
     doca_error_t add_location(bool publisher, const char *where);
     doca_error_t set_addr(uint64_t *addr);
+    // A DPA publisher or subscriber location was declared (needed for a DPA handle).
+    bool has_dpa_location() const { return has_dpa_location_; }
+    void add_dpa_location() { has_dpa_location_ = true; }
     // ---- standalone use
     doca_error_t start_standalone();
     doca_error_t stop_standalone();
@@ -75,6 +78,7 @@ struct doca_sync_event final : doca_ctx {
     bool standalone_started_ = false;
     bool has_publisher_ = false;
     bool has_subscriber_ = false;
+    bool has_dpa_location_ = false;
     bool flushing_ = false;
     std::vector<doca_task *> submitted_; // ctx mode: tasks waiting to run, capacity fixed at start
     skiff::core::UpdateSignal signal_;

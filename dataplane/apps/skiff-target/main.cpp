@@ -1,6 +1,7 @@
 // skiff-target: the NVMe-over-Fabrics target (the DPU-side process). Serves one subsystem with
 // one namespace over NVMe/TCP, plus the discovery subsystem.
 #include "skiff/core/log.hpp"
+#include "skiff/dataplane/aio_device.hpp"
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/hostmem_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
@@ -26,12 +27,15 @@ struct Options {
     std::string transport = "tcp";
     std::string backend = "ram";
     std::string hostmem_channel = "/tmp/skiff-host.sock";
+    std::string path;           // --backend aio
+    bool buffered = false;      // --backend aio: page cache instead of O_DIRECT
     std::string size = "1GiB";
     uint32_t block_size = 512;
     std::string serial = "SKIFF0001";
     std::string model = "skiff RAM namespace";
     std::vector<std::string> allow_hosts;
     int cores = 1;
+    int64_t idle_poll_us = 200;
     std::string log_level = "info";
 };
 
@@ -57,15 +61,20 @@ int main(int argc, char **argv) {
     app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
         ->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
-    app.add_option("--transport", o.transport, "tcp (rdma is not available yet)")->capture_default_str();
+    app.add_option("--transport", o.transport, "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")->capture_default_str();
     app.add_option("--backend", o.backend,
-                   "namespace storage: ram (in memory), null (reads zeroes, drops writes) or hostmem\n"
-                   "(host memory exported by skiff-host, moved with DMA; see --hostmem-channel)")
+                   "namespace storage: ram (in memory), null (reads zeroes, drops writes), aio (a file\n"
+                   "or block device given by --path, through libaio) or hostmem (host memory exported by\n"
+                   "skiff-host, moved with DMA; see --hostmem-channel)")
         ->capture_default_str();
     app.add_option("--hostmem-channel", o.hostmem_channel,
                    "hostmem: skiff-host's control channel (Unix socket path); skiff-host must export at\n"
                    "least --size bytes. Until it does, the namespace is ANA-inaccessible")
         ->capture_default_str();
+    app.add_option("--path", o.path,
+                   "--backend aio: the file or block device. With --size, a regular file is created or\n"
+                   "extended to that size; without, the file's or device's size is used");
+    app.add_flag("--buffered", o.buffered, "--backend aio: use the page cache instead of O_DIRECT");
     app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB")->capture_default_str();
     app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
     app.add_option("--serial", o.serial, "controller serial number (up to 20 characters)")
@@ -74,6 +83,10 @@ int main(int argc, char **argv) {
     app.add_option("--allow-host", o.allow_hosts,
                    "host NQN allowed to connect (repeatable; default: any host)");
     app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--idle-poll-us", o.idle_poll_us,
+                   "busy-poll this long (microseconds) after the last work, then sleep in epoll until "
+                   "traffic returns (0: always sleep)")
+        ->capture_default_str();
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
@@ -85,9 +98,8 @@ int main(int argc, char **argv) {
     log::set_level(*level);
     auto logger = log::get("target");
 
-    if (o.transport == "rdma")
-        return fail("--transport rdma: NVMe/RDMA is not implemented yet; use --transport tcp");
-    if (o.transport != "tcp") return fail("--transport \"" + o.transport + "\": unknown; use tcp");
+    if (o.transport != "tcp" && o.transport != "rdma")
+        return fail("--transport \"" + o.transport + "\": unknown; use tcp or rdma");
     if (o.block_size != 512 && o.block_size != 4096)
         return fail("--block-size " + std::to_string(o.block_size) + ": use 512 or 4096");
     uint64_t size = dataplane::parse_size(o.size);
@@ -95,6 +107,8 @@ int main(int argc, char **argv) {
         return fail("--size \"" + o.size +
                     "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
     if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
+    if (o.idle_poll_us < 0 || o.idle_poll_us > 10000000)
+        return fail("--idle-poll-us " + std::to_string(o.idle_poll_us) + ": use 0..10000000 (10 s)");
     if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
     if (o.model.size() > 40) return fail("--model: at most 40 characters");
 
@@ -109,8 +123,21 @@ int main(int argc, char **argv) {
         auto hm = dataplane::HostmemDevice::create({o.hostmem_channel, size, "03:00.0"});
         if (!hm) return fail("--backend hostmem: " + hm.error().message);
         device = *hm;
+    } else if (o.backend == "aio") {
+        if (o.path.empty()) return fail("--backend aio needs --path FILE (a regular file or a block device)");
+        bool sized = app.count("--size") > 0;
+        auto aio = dataplane::AioDevice::open({.path = o.path,
+                                               .buffered = o.buffered,
+                                               .size_bytes = sized ? size : 0,
+                                               .create = sized});
+        if (!aio) return fail(aio.error().message);
+        if (o.block_size % (*aio)->min_block_size())
+            return fail("--block-size " + std::to_string(o.block_size) + ": " + o.path + " needs a multiple of " +
+                        std::to_string((*aio)->min_block_size()) + " bytes");
+        device = *aio;
+        size = device->size_bytes();
     } else {
-        return fail("--backend \"" + o.backend + "\": unknown; use ram, null or hostmem");
+        return fail("--backend \"" + o.backend + "\": unknown; use ram, null, aio or hostmem");
     }
 
     tgt::Target target;
@@ -129,6 +156,7 @@ int main(int argc, char **argv) {
 
     dataplane::ServiceOptions sopts;
     sopts.poll_groups = o.cores;
+    sopts.poll.idle_poll_us = static_cast<uint32_t>(o.idle_poll_us);
     for (auto &l : o.listen) {
         auto addr = nvmeof::transport::parse_listen_address(l);
         if (!addr) return fail("--listen " + addr.error().message);

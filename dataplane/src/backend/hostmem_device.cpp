@@ -1,6 +1,6 @@
 #include "skiff/dataplane/hostmem_device.hpp"
 
-#include "hostmem_dma_lane.hpp"
+#include "hostmem_channel.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
@@ -12,7 +12,7 @@
 namespace skiff::dataplane {
 namespace {
 
-constexpr uint16_t kInternal = nvmeof::wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL);
+constexpr uint32_t kDefaultQueueDepth = 128; // DMA tasks per channel
 constexpr int kBackoffFirstMs = 50;
 constexpr int kBackoffMaxMs = 1000;
 constexpr int kHealthPeriodMs = 100; // how often the link looks at the channel
@@ -43,7 +43,6 @@ HostmemDevice::HostmemDevice(HostmemOptions options, core::Device dev)
 HostmemDevice::~HostmemDevice() {
     stop_.store(true);
     if (link_.joinable()) link_.join();
-    for (auto &l : lanes_) l.reset(); // their mmaps hold the device
 }
 
 // Connect, fetch the export, publish it, watch for loss; after a loss or a failed attempt wait
@@ -94,68 +93,17 @@ void HostmemDevice::publish(const hostmem::ExportRecord *record) {
     ana_changes_.fetch_add(1, std::memory_order_acq_rel);
 }
 
-hostmem::DmaLane *HostmemDevice::lane() {
-    auto &slot = lanes_[nvmeof::target::IoGate::thread_lane()];
-    if (!slot) {
-        // Once per poll group thread: not on the per-I/O path.
-        auto l = std::make_unique<hostmem::DmaLane>(dev_.get());
-        if (auto st = l->start(); !st) {
-            log::get("hostmem")->error("hostmem DMA lane: {}", st.error().message);
-            return nullptr;
-        }
-        slot = std::move(l);
-    }
-    return slot.get();
+Result<std::unique_ptr<nvmeof::target::IoChannel>>
+HostmemDevice::open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &params) {
+    uint32_t depth = params.queue_depth ? params.queue_depth : kDefaultQueueDepth;
+    auto ch = std::make_unique<hostmem::HostmemChannel>(*this, ctx, depth, params.max_io_bytes);
+    if (auto st = ch->start(); !st) return st.error();
+    return std::unique_ptr<nvmeof::target::IoChannel>(std::move(ch));
 }
 
-// One DMA on this thread's lane against the current export. A copy that finds the export gone
-// marks that export lost at once (ANA inaccessible), before the link thread hears of it.
-uint16_t HostmemDevice::copy(hostmem::DmaLane &l, uint64_t offset, uint8_t *local, size_t len, bool to_host) {
-    const hostmem::ExportRecord *record = current_.load(std::memory_order_acquire);
-    uint16_t st = l.copy(record, offset, local, len, to_host);
-    if (st == hostmem::DmaLane::kInaccessible && record &&
-        lost_.exchange(record, std::memory_order_acq_rel) != record)
+void HostmemDevice::mark_lost(const hostmem::ExportRecord *record) {
+    if (record && lost_.exchange(record, std::memory_order_acq_rel) != record)
         ana_changes_.fetch_add(1, std::memory_order_acq_rel);
-    return st;
-}
-
-uint16_t HostmemDevice::read(uint64_t offset, void *dst, size_t len) {
-    hostmem::DmaLane *l = lane();
-    if (!l) return kInternal;
-    return copy(*l, offset, static_cast<uint8_t *>(dst), len, false);
-}
-
-uint16_t HostmemDevice::write(uint64_t offset, const void *src, size_t len) {
-    hostmem::DmaLane *l = lane();
-    if (!l) return kInternal;
-    // The source is only read by the engine; the local mmap is registered read-write regardless.
-    return copy(*l, offset, const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), len, true);
-}
-
-uint16_t HostmemDevice::compare(uint64_t offset, const void *expected, size_t len, bool &equal) {
-    hostmem::DmaLane *l = lane();
-    if (!l) return kInternal;
-    const auto *exp = static_cast<const uint8_t *>(expected);
-    equal = true;
-    for (size_t done = 0; done < len && equal;) {
-        size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
-        if (uint16_t st = copy(*l, offset + done, l->scratch(), n, false)) return st;
-        equal = std::memcmp(l->scratch(), exp + done, n) == 0;
-        done += n;
-    }
-    return 0;
-}
-
-uint16_t HostmemDevice::write_zeroes(uint64_t offset, size_t len) {
-    hostmem::DmaLane *l = lane();
-    if (!l) return kInternal;
-    std::memset(l->scratch(), 0, std::min(len, hostmem::DmaLane::kScratchBytes));
-    for (size_t done = 0; done < len;) {
-        size_t n = std::min(len - done, hostmem::DmaLane::kScratchBytes);
-        if (uint16_t st = copy(*l, offset + done, l->scratch(), n, true)) return st;
-        done += n;
-    }
-    return 0;
 }
 
 } // namespace skiff::dataplane

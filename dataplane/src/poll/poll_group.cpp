@@ -16,7 +16,6 @@ namespace {
 
 constexpr int kMaxEvents = 64;
 constexpr uint64_t kTimerPeriodMs = 100;    // keep-alive checks and async events
-constexpr uint64_t kBusyPollWindowUs = 200; // keep spinning this long after the last work
 constexpr int kSleepTimeoutMs = 100;
 
 uint64_t now_us() {
@@ -32,10 +31,11 @@ constexpr int kPeBudget = 64; // progress calls per iteration
 
 } // namespace
 
-PollGroup::PollGroup(int index) : index_(index) {}
+PollGroup::PollGroup(int index, PollGroupOptions options) : index_(index), options_(options) {}
 
 PollGroup::~PollGroup() {
     stop();
+    close_channels(); // normally done by run(); channels call back into unwatch_fd
     nvmeof::transport::Connection *msg;
     while (inbox_.pop(msg)) delete msg;
     if (pe_) doca_pe_destroy(pe_);
@@ -99,6 +99,8 @@ bool PollGroup::take_new_connections() {
             continue;
         }
         skiff::log::get("dataplane")->debug("group {}: new connection from {}", index_, msg->peer());
+        // From here on it runs on this group: its backend I/O uses this group's channels.
+        entry->conn->attach(*this);
         // Give the connection the clock before its first command (keep-alive starts at Connect).
         entry->conn->poll(now_us() / 1000);
         entries_.push_back(std::move(entry));
@@ -135,9 +137,52 @@ void PollGroup::reap() {
     connection_count_.store(entries_.size(), std::memory_order_relaxed);
 }
 
+Status PollGroup::watch_fd(int fd, FdHandler handler, void *arg) {
+    auto w = std::make_unique<FdWatch>(fd, handler, arg);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = static_cast<Source *>(w.get());
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM, "poll group " + std::to_string(index_) +
+                                                           ": cannot watch fd " + std::to_string(fd) + ": " +
+                                                           std::strerror(errno));
+    watches_.push_back(std::move(w));
+    return Status::success();
+}
+
+void PollGroup::unwatch_fd(int fd) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    std::erase_if(watches_, [fd](const std::unique_ptr<FdWatch> &w) { return w->fd == fd; });
+}
+
 void PollGroup::close_all(const char *why) {
     for (auto &e : entries_) e->conn->close(why);
     reap();
+    drain_backend_io();
+    close_channels();
+    entries_.clear();
+    connection_count_.store(0, std::memory_order_relaxed);
+}
+
+// Closed connections whose requests still have backend I/O in flight stay until it completes
+// (the kernel may still be writing into their buffers): keep running completions until then.
+void PollGroup::drain_backend_io() {
+    constexpr int kMaxWaitMs = 30000;
+    epoll_event events[kMaxEvents];
+    for (int waited = 0; io_in_flight() > 0 && waited < kMaxWaitMs; waited += 10) {
+        int n = epoll_wait(epoll_fd_, events, kMaxEvents, 10);
+        for (int i = 0; i < n; ++i) {
+            void *tag = events[i].data.ptr;
+            if (tag == &kWakeTag || tag == &kPeTag) continue;
+            auto *src = static_cast<Source *>(tag);
+            if (!src->is_connection) static_cast<FdWatch *>(src)->handler(static_cast<FdWatch *>(src)->arg);
+        }
+        while (doca_pe_progress(pe_)) {
+        }
+    }
+    if (io_in_flight() > 0)
+        skiff::log::get("dataplane")
+            ->error("group {}: {} backend I/O still in flight at shutdown", index_, io_in_flight());
 }
 
 void PollGroup::run() {
@@ -147,7 +192,7 @@ void PollGroup::run() {
     uint64_t last_work = now_us(), last_timer = 0;
     while (!stop_.load(std::memory_order_relaxed)) {
         uint64_t now = now_us();
-        bool idle = now - last_work > kBusyPollWindowUs;
+        bool idle = now - last_work >= options_.idle_poll_us;
         // Before sleeping, arm the progress engine so a completion wakes the group.
         if (idle) doca_pe_request_notification(pe_);
         int n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);
@@ -159,8 +204,13 @@ void PollGroup::run() {
                 take_new_connections();
             } else if (tag == &kPeTag) {
                 doca_pe_clear_notification(pe_, pe_handle_); // progressed below
+            } else if (auto *src = static_cast<Source *>(tag); !src->is_connection) {
+                auto &w = *static_cast<FdWatch *>(src); // a backend's completions
+                w.handler(w.arg); // responses it queued go out in progress() below
+                finished_any = true; // a closed connection's last I/O may have completed
+                work = true;
             } else {
-                auto &e = *static_cast<Entry *>(tag);
+                auto &e = *static_cast<Entry *>(src);
                 service(e, events[i].events);
                 finished_any |= e.conn->finished();
             }
@@ -180,6 +230,7 @@ void PollGroup::run() {
                 update_interest(*e);
                 finished_any |= e->conn->finished();
             }
+            sweep_channels(); // channels of namespaces that are gone
         }
         if (finished_any) reap();
         if (work) last_work = now;

@@ -66,7 +66,7 @@ Status TargetService::start() {
     }
     int n = std::max(1, options_.poll_groups);
     for (int i = 0; i < n; ++i) {
-        groups_.push_back(std::make_unique<PollGroup>(i));
+        groups_.push_back(std::make_unique<PollGroup>(i, options_.poll));
         if (auto st = groups_.back()->start(); !st) return st;
     }
     acceptor_ = std::thread([this] { accept_loop(); });

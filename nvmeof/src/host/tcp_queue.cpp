@@ -172,10 +172,11 @@ Result<uint32_t> TcpQueue::poll(std::chrono::milliseconds timeout) {
         // Every PDU a host receives after the ICResp starts with a 24-byte header: try to take
         // one without blocking. When none is there, stop if something completed (or the time is
         // up); otherwise wait: an R2T or C2HData alone completes nothing.
-        alignas(8) uint8_t hdr[kRxHeaderMax];
-        Result<size_t> n = sock_.try_recv(hdr, sizeof(TermReq));
-        if (!n) return fail(n.error()).error();
-        if (*n == 0) {
+        if (staged() < sizeof(TermReq)) {
+            Result<size_t> n = fill_stage();
+            if (!n) return fail(n.error()).error();
+        }
+        if (staged() == 0) {
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
             if (completed_total_ > before || left.count() <= 0) break;
             Result<bool> readable = sock_.wait_readable(left);
@@ -183,7 +184,11 @@ Result<uint32_t> TcpQueue::poll(std::chrono::milliseconds timeout) {
             if (!*readable) break;
             continue;
         }
-        if (Status st = receive_one_pdu(hdr, *n); !st) return st.error();
+        alignas(8) uint8_t hdr[kRxHeaderMax];
+        const uint32_t have = std::min<uint32_t>(staged(), sizeof(TermReq));
+        std::memcpy(hdr, rx_stage_ + rx_head_, have);
+        rx_head_ += have;
+        if (Status st = receive_one_pdu(hdr, have); !st) return st.error();
     }
     return static_cast<uint32_t>(completed_total_ - before);
 }
@@ -237,7 +242,7 @@ Status TcpQueue::send_raw(const void *data, size_t len) {
 Result<std::vector<uint8_t>> TcpQueue::recv_raw_pdu(std::chrono::milliseconds timeout) {
     const Deadline deadline = deadline_after(timeout);
     CommonHeader ch{};
-    if (Status st = sock_.recv_exact(&ch, sizeof(ch), deadline); !st) return st.error();
+    if (Status st = take(&ch, sizeof(ch), deadline); !st) return st.error();
     constexpr uint32_t kMaxRawPdu = 1u << 24;
     if (ch.plen < sizeof(ch) || ch.plen > kMaxRawPdu)
         return make_error(DOCA_ERROR_UNEXPECTED, "PDU type " + std::to_string(ch.type) + " has PLEN " +
@@ -245,8 +250,7 @@ Result<std::vector<uint8_t>> TcpQueue::recv_raw_pdu(std::chrono::milliseconds ti
                                                      std::to_string(kMaxRawPdu));
     std::vector<uint8_t> pdu(ch.plen);
     std::memcpy(pdu.data(), &ch, sizeof(ch));
-    if (Status st = sock_.recv_exact(pdu.data() + sizeof(ch), ch.plen - sizeof(ch), deadline); !st)
-        return st.error();
+    if (Status st = take(pdu.data() + sizeof(ch), ch.plen - sizeof(ch), deadline); !st) return st.error();
     return pdu;
 }
 

@@ -11,6 +11,83 @@ namespace skiff::nvmeof::host {
 
 using namespace wire::tcp;
 
+Result<size_t> TcpQueue::fill_stage() {
+    if (rx_head_ > 0) { // keep the unread bytes at the front: the stage is tiny, this is cheap
+        std::memmove(rx_stage_, rx_stage_ + rx_head_, staged());
+        rx_tail_ -= rx_head_;
+        rx_head_ = 0;
+    }
+    Result<size_t> n = sock_.try_recv(rx_stage_ + rx_tail_, kRxStage - rx_tail_);
+    if (n && *n > 0) {
+        rx_tail_ += static_cast<uint32_t>(*n);
+        ++counters_.rx_reads;
+    }
+    return n;
+}
+
+Status TcpQueue::take(void *dst, size_t len, Deadline deadline) {
+    iovec iov{dst, len};
+    return take(&iov, 1, deadline, false);
+}
+
+Status TcpQueue::take(iovec *iov, int iovcnt, Deadline deadline, bool read_ahead) {
+    // Staged bytes first.
+    for (; iovcnt > 0 && staged() > 0; ++iov, --iovcnt) {
+        const uint32_t n = static_cast<uint32_t>(std::min<size_t>(iov->iov_len, staged()));
+        std::memcpy(iov->iov_base, rx_stage_ + rx_head_, n);
+        rx_head_ += n;
+        if (n < iov->iov_len) {
+            iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + n;
+            iov->iov_len -= n;
+            break;
+        }
+    }
+    if (staged() > 0 || iovcnt == 0) return Status::success();
+    rx_head_ = rx_tail_ = 0;
+    if (!read_ahead) {
+        if (Status st = sock_.recv_exact(iov, iovcnt, deadline); !st) return st;
+        ++counters_.rx_reads;
+        return Status::success();
+    }
+    // The rest straight from the socket, with the empty stage appended for what follows.
+    constexpr int kMaxIov = 4;
+    iovec v[kMaxIov + 1];
+    int n = 0;
+    for (int i = 0; i < iovcnt && n < kMaxIov; ++i)
+        if (iov[i].iov_len > 0) v[n++] = iov[i];
+    size_t want = 0;
+    for (int i = 0; i < n; ++i) want += v[i].iov_len;
+    v[n] = {rx_stage_, kRxStage};
+    int first = 0;
+    while (want > 0) {
+        Result<size_t> got = sock_.try_readv(v + first, n + 1 - first);
+        if (!got) return got.error();
+        if (*got == 0) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+            if (left.count() <= 0)
+                return make_error(DOCA_ERROR_TIME_OUT, "receive from " + sock_.peer() + ": no data in time");
+            Result<bool> readable = sock_.wait_readable(left);
+            if (!readable) return readable.error();
+            continue;
+        }
+        ++counters_.rx_reads;
+        size_t left = *got;
+        while (first < n && left >= v[first].iov_len) {
+            left -= v[first].iov_len;
+            want -= v[first].iov_len;
+            ++first;
+        }
+        if (first < n) {
+            v[first].iov_base = static_cast<uint8_t *>(v[first].iov_base) + left;
+            v[first].iov_len -= left;
+            want -= left;
+        } else {
+            rx_tail_ = static_cast<uint32_t>(left); // read ahead: the start of the next PDU(s)
+        }
+    }
+    return Status::success();
+}
+
 namespace {
 // No PLEN bound common to all types: a C2HData's PLEN is checked against its command's buffer,
 // and of a TermReq only the header is read before the connection is given up.
@@ -29,8 +106,7 @@ Status TcpQueue::receive_one_pdu(uint8_t *hdr, size_t have) {
     auto &ch = *reinterpret_cast<CommonHeader *>(hdr);
     const Deadline deadline = pdu_deadline();
     if (have < sizeof(TermReq)) {
-        if (Status st = sock_.recv_exact(hdr + have, sizeof(TermReq) - have, deadline); !st)
-            return fail(st.error());
+        if (Status st = take(hdr + have, sizeof(TermReq) - have, deadline); !st) return fail(st.error());
     }
     if (Status st = check_incoming_header(ch, params_, kMaxPlen); !st)
         return fail(
@@ -38,7 +114,7 @@ Status TcpQueue::receive_one_pdu(uint8_t *hdr, size_t have) {
                        "protocol error on queue " + std::to_string(config_.qid) + ": " + st.error().message));
     const bool hdgst = ch.type != kC2HTermReq && params_.header_digest;
     if (hdgst) {
-        if (Status st = sock_.recv_exact(hdr + ch.hlen, kDigestLen, deadline); !st) return fail(st.error());
+        if (Status st = take(hdr + ch.hlen, kDigestLen, deadline); !st) return fail(st.error());
         if (Status st = check_header_digest(hdr, ch.hlen); !st) return st;
     }
     switch (ch.type) {
@@ -111,7 +187,9 @@ Status TcpQueue::on_c2h_data(const uint8_t *hdr) {
     uint8_t *dst = slot.data + pdu.datao;
     uint32_t got = 0;
     iovec iov[3] = {{rx_skip_, pdu.ch.pdo - header_len}, {dst, pdu.datal}, {&got, ddgst ? kDigestLen : 0u}};
-    if (Status st = sock_.recv_exact(iov, 3, pdu_deadline()); !st) return fail(st.error());
+    const uint32_t staged_before = staged();
+    if (Status st = take(iov, 3, pdu_deadline(), true); !st) return fail(st.error());
+    counters_.staged_data_bytes += std::min(staged_before, pdu.datal);
     if (ddgst) {
         const uint32_t want = crc32c(dst, pdu.datal);
         if (got != want)

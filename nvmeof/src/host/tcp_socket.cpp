@@ -183,6 +183,18 @@ Result<size_t> TcpSocket::try_recv(void *data, size_t len) {
     }
 }
 
+Result<size_t> TcpSocket::try_readv(iovec *iov, int iovcnt) {
+    if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
+    for (;;) {
+        ssize_t n = ::readv(fd_, iov, iovcnt);
+        if (n > 0) return static_cast<size_t>(n);
+        if (n == 0) return make_error(DOCA_ERROR_CONNECTION_RESET, "connection closed by " + peer_);
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return size_t{0};
+        return errno_error("receive from", peer_, errno);
+    }
+}
+
 Status TcpSocket::recv_exact(iovec *iov, int iovcnt, Deadline deadline) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
     size_t total = 0, got = 0;

@@ -12,7 +12,8 @@ namespace {
 
 nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t subtype) {
     nvmf_disc_log_entry e{};
-    e.trtype = NVMF_TRTYPE_TCP;
+    bool rdma = port.trtype == "rdma";
+    e.trtype = rdma ? NVMF_TRTYPE_RDMA : NVMF_TRTYPE_TCP;
     e.adrfam = NVMF_ADDR_FAMILY_IP4;
     e.subtype = subtype;
     e.treq = NVMF_TREQ_DISABLE_SQFLOW; // secure channel not specified; SQ flow control may be disabled
@@ -22,7 +23,13 @@ nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t
     std::strncpy(e.trsvcid, port.trsvcid.c_str(), sizeof(e.trsvcid) - 1);
     std::strncpy(e.subnqn, nqn.c_str(), sizeof(e.subnqn) - 1);
     std::strncpy(e.traddr, port.traddr.c_str(), sizeof(e.traddr) - 1);
-    e.tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+    if (rdma) {
+        e.tsas.rdma.qptype = NVMF_RDMA_QPTYPE_CONNECTED;
+        e.tsas.rdma.prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
+        e.tsas.rdma.cms = NVMF_RDMA_CMS_RDMA_CM;
+    } else {
+        e.tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+    }
     return e;
 }
 

@@ -27,7 +27,10 @@ void identify_namespace(Request &req) {
 }
 
 void identify_controller(Request &req) {
-    fill_identify_controller(*req.queue->controller(), *reinterpret_cast<nvme_id_ctrl *>(req.buf));
+    auto &id = *reinterpret_cast<nvme_id_ctrl *>(req.buf);
+    fill_identify_controller(*req.queue->controller(), id);
+    // Keyed SGL data blocks exist on RDMA only (as nvmet's NVMF_KEYED_SGLS).
+    if (req.queue->port().trtype == "rdma") id.sgls |= 1u << 2;
     complete(req);
 }
 
@@ -70,6 +73,19 @@ void identify_command_sets(Request &req) {
     complete(req);
 }
 
+// ONCS is controller wide: Dataset Management is advertised when some namespace can deallocate
+// (on the others it is a successful no-op, as Deallocate is advisory).
+bool any_namespace_deallocates(const Subsystem &subsys) {
+    bool none = true;
+    for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
+        const Namespace *ns = subsys.find_namespace(nsid);
+        if (!ns) continue;
+        none = false;
+        if (ns->device().deallocate_mode() != DeallocateMode::kUnsupported) return true;
+    }
+    return none;
+}
+
 } // namespace
 
 void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
@@ -107,7 +123,8 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.frmw = (1 << 1) | 1; // one slot, slot 1 read only
     id.nn = kMaxNamespaces;
     id.mnan = kMaxNamespaces;
-    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES;
+    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES;
+    if (any_namespace_deallocates(ctrl.subsystem())) id.oncs |= NVME_CTRL_ONCS_DSM;
     id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
     id.vwc = NVME_CTRL_VWC_PRESENT;
     id.acwu = 0; // compare and write is atomic up to one block (0's based)
@@ -120,7 +137,9 @@ void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
     id.nlbaf = 0;
     id.flbas = 0;
     id.nmic = NVME_NS_NMIC_SHARED;
-    id.dlfeat = 0x09; // deallocated blocks read as zeroes; Write Zeroes may deallocate
+    // Deallocated blocks read as zeroes, and Write Zeroes may deallocate, only where the device
+    // promises zeroes (a punched file hole); else "not reported".
+    if (ns.device().deallocate_mode() == DeallocateMode::kReadsZeroes) id.dlfeat = 0x09;
     std::memcpy(id.nguid, ns.ids().nguid.data(), sizeof(id.nguid));
     std::memcpy(id.eui64, ns.ids().eui64.data(), sizeof(id.eui64));
     id.lbaf[0].ds = ns.block_shift();

@@ -1,6 +1,7 @@
 // NVM I/O commands: Read, Write, Compare, fused Compare and Write, Flush, Write Zeroes,
 // Dataset Management. Parse checks everything (namespace, LBA range, transfer length); the
-// handlers then only move bytes through the namespace's block device.
+// handlers then only submit I/O to the namespace's channel on this poll group, and complete
+// the command from the I/O's completion (which may come later, from the group's loop).
 #include "commands.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
@@ -21,79 +22,141 @@ void finish(Request &req, uint16_t status) {
     complete(req);
 }
 
-void execute_read(Request &req) {
-    uint16_t st = req.ns->device().read(byte_offset(req), req.buf, req.data_len);
+Request &owner_of(BackendIo &io) {
+    return *static_cast<Request *>(io.owner);
+}
+
+// Hands req.io to ns's channel on this queue's poll group; `done` runs when the backend is
+// finished with it (inline for synchronous backends, later for asynchronous ones).
+void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t len, void *buf,
+               void (*done)(Request &, uint16_t)) {
+    Queue &q = *req.queue;
+    IoChannel *ch = q.context().channel(ns, q.channel_params());
+    if (!ch) return done(req, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, false));
+    BackendIo &io = req.io;
+    io.op = op;
+    io.offset = offset;
+    io.len = len;
+    io.buf = buf;
+    io.owner = &req;
+    io.next = nullptr;
+    // The command's continuation rides in the request; the channel calls back through here.
+    req.io_done = done;
+    io.done = [](BackendIo &io, uint16_t status) {
+        Request &r = owner_of(io);
+        r.queue->io_finished();
+        r.io_done(r, status);
+    };
+    q.io_started();
+    ch->submit(io);
+}
+
+void read_done(Request &req, uint16_t st) {
     if (st == 0) req.queue->io_counters().count_read(req.data_len);
     finish(req, st);
 }
 
-void execute_write(Request &req) {
-    uint16_t st = req.ns->device().write(byte_offset(req), req.buf, req.data_len);
+void write_done(Request &req, uint16_t st) {
     if (st == 0) req.queue->io_counters().count_write(req.data_len);
     finish(req, st);
 }
 
+void execute_read(Request &req) {
+    submit_io(req, *req.ns, IoOp::kRead, byte_offset(req), req.data_len, req.buf, read_done);
+}
+
+void execute_write(Request &req) {
+    submit_io(req, *req.ns, IoOp::kWrite, byte_offset(req), req.data_len, req.buf, write_done);
+}
+
 void execute_compare(Request &req) {
-    bool equal = false;
-    uint16_t st = req.ns->device().compare(byte_offset(req), req.buf, req.data_len, equal);
-    if (st == 0 && !equal) st = wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
-    finish(req, st);
+    submit_io(req, *req.ns, IoOp::kCompare, byte_offset(req), req.data_len, req.buf, finish);
 }
 
-void execute_flush(Request &req) {
-    if (req.ns) return finish(req, req.ns->device().flush());
-    // Broadcast flush (nsid FFFFFFFFh): every namespace.
-    Subsystem &subsys = req.queue->controller()->subsystem();
-    uint16_t st = 0;
-    for (uint32_t nsid = 1; nsid <= kMaxNamespaces && st == 0; ++nsid)
-        if (Namespace *ns = subsys.find_namespace(nsid)) st = ns->device().flush();
-    finish(req, st);
-}
-
-void execute_write_zeroes(Request &req) {
-    uint64_t len = static_cast<uint64_t>(req.cmd.nlb()) << req.ns->block_shift();
-    BlockDevice &dev = req.ns->device();
-    finish(req, (req.cmd.cdw12 & kWriteZeroesDeallocate) ? dev.deallocate(byte_offset(req), len)
-                                                         : dev.write_zeroes(byte_offset(req), len));
-}
-
-void execute_dsm(Request &req) {
-    uint32_t nr = (req.cmd.cdw10 & 0xFF) + 1;
-    if (!(req.cmd.cdw11 & kDsmDeallocate)) return finish(req, 0); // hints only: nothing to do
-    const auto *ranges = reinterpret_cast<const nvme_dsm_range *>(req.buf);
-    Namespace &ns = *req.ns;
-    // Check every range before touching any, so a bad range changes nothing.
-    for (uint32_t i = 0; i < nr; ++i)
-        if (!ns.contains(ranges[i].slba, ranges[i].nlb))
-            return finish(req, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE, true));
-    for (uint32_t i = 0; i < nr; ++i) {
-        uint16_t st = ns.device().deallocate(ranges[i].slba << ns.block_shift(),
-                                             static_cast<uint64_t>(ranges[i].nlb) << ns.block_shift());
-        if (st) return finish(req, st);
+// Broadcast flush (nsid FFFFFFFFh): one namespace after the other; req.step is the last nsid
+// flushed.
+void flush_next(Request &req, uint16_t st) {
+    Controller *ctrl = req.queue->controller();
+    if (st != 0 || !ctrl) return finish(req, st);
+    Subsystem &subsys = ctrl->subsystem();
+    while (req.step < kMaxNamespaces) {
+        Namespace *ns = subsys.find_namespace(++req.step);
+        if (ns) return submit_io(req, *ns, IoOp::kFlush, 0, 0, nullptr, flush_next);
     }
     finish(req, 0);
 }
 
+void execute_flush(Request &req) {
+    if (req.ns) return submit_io(req, *req.ns, IoOp::kFlush, 0, 0, nullptr, finish);
+    req.step = 0;
+    flush_next(req, 0);
+}
+
+void execute_write_zeroes(Request &req) {
+    uint64_t len = static_cast<uint64_t>(req.cmd.nlb()) << req.ns->block_shift();
+    // Deallocating is only a way to zero when deallocated blocks read back as zeroes.
+    bool deac = (req.cmd.cdw12 & kWriteZeroesDeallocate) &&
+                req.ns->device().deallocate_mode() == DeallocateMode::kReadsZeroes;
+    submit_io(req, *req.ns, deac ? IoOp::kDeallocate : IoOp::kWriteZeroes, byte_offset(req), len, nullptr,
+              finish);
+}
+
+// Dataset Management, deallocate: one range after the other; req.step is the next range.
+void dsm_next(Request &req, uint16_t st) {
+    uint32_t nr = (req.cmd.cdw10 & 0xFF) + 1;
+    if (st != 0 || req.step == nr) return finish(req, st);
+    const auto *ranges = reinterpret_cast<const nvme_dsm_range *>(req.buf);
+    Namespace &ns = *req.ns;
+    const nvme_dsm_range &r = ranges[req.step++];
+    if (r.nlb == 0) return dsm_next(req, 0);
+    submit_io(req, ns, IoOp::kDeallocate, static_cast<uint64_t>(r.slba) << ns.block_shift(),
+              static_cast<uint64_t>(r.nlb) << ns.block_shift(), nullptr, dsm_next);
+}
+
+void execute_dsm(Request &req) {
+    uint32_t nr = (req.cmd.cdw10 & 0xFF) + 1;
+    // Deallocate is advisory: a device that cannot do it has nothing to do.
+    if (!(req.cmd.cdw11 & kDsmDeallocate) || req.ns->device().deallocate_mode() == DeallocateMode::kUnsupported)
+        return finish(req, 0);
+    const auto *ranges = reinterpret_cast<const nvme_dsm_range *>(req.buf);
+    // Check every range before touching any, so a bad range changes nothing.
+    for (uint32_t i = 0; i < nr; ++i)
+        if (!req.ns->contains(ranges[i].slba, ranges[i].nlb))
+            return finish(req, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE, true));
+    req.step = 0;
+    dsm_next(req, 0);
+}
+
 // Fused Compare and Write: runs once both halves have their data, holding the namespace's I/O
-// gate exclusively so no other I/O (on any poll group) interleaves. Returns false when the
-// gate is held by another Compare and Write (the caller defers and retries).
-bool run_compare_and_write(Request &cmp, Request &wr) {
-    IoGate &gate = cmp.ns->gate();
-    if (!gate.enter_exclusive()) return false;
-    bool equal = false;
-    uint16_t st = cmp.ns->device().compare(byte_offset(cmp), cmp.buf, cmp.data_len, equal);
-    if (st == 0 && !equal) st = wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
-    if (st == 0) {
-        wr.set_status(wr.ns->device().write(byte_offset(wr), wr.buf, wr.data_len));
-        if (wr.status() == 0) wr.queue->io_counters().count_write(wr.data_len);
-    } else {
-        wr.fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
-    }
-    gate.leave_exclusive();
-    cmp.set_status(st);
+// gate exclusively (from the compare until the write completes) so no other I/O, on any poll
+// group, interleaves. The compare half's address is the gate's owner token.
+void caw_complete(Request &cmp, Request &wr, uint16_t cmp_status) {
+    cmp.ns->gate().leave_exclusive(&cmp);
+    cmp.set_status(cmp_status);
     cmp.fused_waiting = wr.fused_waiting = false;
     complete(cmp);
     complete(wr);
+}
+
+void caw_write_done(Request &wr, uint16_t st) {
+    wr.set_status(st);
+    if (st == 0) wr.queue->io_counters().count_write(wr.data_len);
+    caw_complete(*wr.fused_partner, wr, 0);
+}
+
+void caw_compare_done(Request &cmp, uint16_t st) {
+    Request &wr = *cmp.fused_partner;
+    if (st != 0) {
+        wr.fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
+        return caw_complete(cmp, wr, st);
+    }
+    submit_io(wr, *wr.ns, IoOp::kWrite, byte_offset(wr), wr.data_len, wr.buf, caw_write_done);
+}
+
+// Returns false while the gate is not (yet) ours: the caller defers and retries.
+bool run_compare_and_write(Request &cmp) {
+    if (!cmp.ns->gate().try_exclusive(&cmp)) return false;
+    submit_io(cmp, *cmp.ns, IoOp::kCompare, byte_offset(cmp), cmp.data_len, cmp.buf, caw_compare_done);
     return true;
 }
 
@@ -104,8 +167,7 @@ void execute_fused_half(Request &req) {
         req.fused_waiting = true;
         return;
     }
-    bool first = req.cmd.fuse() == 1;
-    if (!run_compare_and_write(first ? req : *partner, first ? *partner : req)) req.queue->defer(req);
+    if (!run_compare_and_write(req.cmd.fuse() == 1 ? req : *partner)) req.queue->defer(req);
 }
 
 bool parse_rw(Request &req, DataDir dir) {

@@ -1,7 +1,6 @@
 #include "skiff/nvmeof/target/io_gate.hpp"
 
 #include <cassert>
-#include <thread>
 
 namespace skiff::nvmeof::target {
 namespace {
@@ -17,14 +16,13 @@ int IoGate::thread_lane() {
     return t_lane;
 }
 
-bool IoGate::enter_exclusive() {
-    int mine = thread_lane();
-    int expected = -1;
-    if (!owner_.compare_exchange_strong(expected, mine, std::memory_order_seq_cst)) return false;
-    for (int i = 0; i < kMaxLanes; ++i) {
-        if (i == mine) continue;
-        while (lanes_[i].busy.load(std::memory_order_seq_cst)) std::this_thread::yield();
-    }
+bool IoGate::try_exclusive(const void *owner) {
+    const void *expected = nullptr;
+    if (!owner_.compare_exchange_strong(expected, owner, std::memory_order_seq_cst) && expected != owner)
+        return false;
+    // Claimed: no new I/O enters; wait (by being retried) for what is in flight on every lane.
+    for (const Lane &l : lanes_)
+        if (l.busy.load(std::memory_order_seq_cst)) return false;
     return true;
 }
 

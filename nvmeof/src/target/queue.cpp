@@ -10,7 +10,9 @@
 namespace skiff::nvmeof::target {
 
 Queue::Queue(Target &target, Port port, TransportOps &transport)
-    : target_(target), port_(std::move(port)), transport_(transport) {}
+    : target_(target), port_(std::move(port)), transport_(transport) {
+    channel_params_.max_io_bytes = target.limits().max_transfer;
+}
 
 Queue::~Queue() {
     disconnect("queue destroyed");
@@ -52,8 +54,8 @@ void Queue::execute(Request &req) {
     // Fused halves take the gate exclusively themselves; other I/O passes it shared.
     if (!ns || req.cmd.fuse()) return req.execute(req);
     if (!ns->gate().enter()) return defer(req);
+    req.holds_gate = true; // until complete(): the backend I/O may finish later
     req.execute(req);
-    ns->gate().leave();
 }
 
 void Queue::defer(Request &req) {
@@ -84,6 +86,10 @@ void Queue::submit(Request &req) {
 }
 
 void Queue::complete(Request &req) {
+    if (req.holds_gate) {
+        req.holds_gate = false;
+        req.ns->gate().leave();
+    }
     req.cqe.sq_id = qid_;
     req.cqe.sq_head = sqflow_disabled_ ? 0xFFFF : sq_head_;
     req.cqe.cid = req.cmd.cid;
@@ -134,6 +140,16 @@ void Queue::disconnect(const char *why) {
     ctrl_->detach_queue(this);
     ctrl_.reset();
     fused_first = nullptr;
+    drop_deferred();
+}
+
+void Queue::drop_deferred() {
+    // A deferred Compare and Write may have claimed its namespace's gate already: give it up.
+    for (Request *req = deferred_head_; req; req = req->next_deferred) {
+        if (!req->ns || !req->cmd.fuse()) continue;
+        const Request *cmp = req->cmd.fuse() == 1 ? req : req->fused_partner;
+        if (cmp) req->ns->gate().leave_exclusive(cmp);
+    }
     deferred_head_ = deferred_tail_ = nullptr;
 }
 

@@ -386,7 +386,10 @@ void TcpQueuePair::send_r2t(TcpRequest &req) {
 
 void TcpQueuePair::queue_response(target::Request &r) {
     auto &req = static_cast<TcpRequest &>(r);
+    // A backend I/O that completes after the connection ended: nobody to answer.
+    if (finished_) return free_request(req);
     set_state(req, TcpRequestState::kSending);
+    responses_queued_ = true; // sent by the next flush (asynchronous completions: progress())
     bool data = req.dir == DataDir::kCtrlToHost && !req.failed() && req.data_len > 0;
     // The SUCCESS optimisation: the C2HData PDU alone completes the command.
     bool success_flag = data && queue_.sq_flow_control_disabled() && req.cqe.result == 0;
@@ -478,6 +481,7 @@ void TcpQueuePair::fatal(uint16_t fes, uint32_t fei, const char *what) {
 
 void TcpQueuePair::flush() {
     if (finished_) return;
+    responses_queued_ = false;
     bool ok = sendq_.flush(fd_, [this](SendItem &it) {
         if (it.frees_request) free_request(*it.req);
     });
@@ -487,8 +491,8 @@ void TcpQueuePair::flush() {
 }
 
 bool TcpQueuePair::progress() {
-    if (finished_ || !queue_.has_deferred()) return false;
-    queue_.run_deferred();
+    if (finished_ || (!queue_.has_deferred() && !responses_queued_)) return false;
+    if (queue_.has_deferred()) queue_.run_deferred();
     flush();
     return true;
 }

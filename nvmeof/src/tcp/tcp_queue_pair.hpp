@@ -22,6 +22,7 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     ~TcpQueuePair() override;
 
     // transport::Connection
+    void attach(target::PollContext &ctx) override { queue_.attach(ctx); }
     int fd() const override { return fd_; }
     const std::string &peer() const override { return peer_; }
     void on_readable() override;
@@ -29,7 +30,8 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     bool wants_write() const override { return !sendq_.empty(); }
     bool progress() override;
     void poll(uint64_t now_ms) override;
-    bool finished() const override { return finished_; }
+    // Requests whose backend I/O is in flight keep the connection (and their buffers) alive.
+    bool finished() const override { return finished_ && queue_.io_in_flight() == 0; }
     void close(const char *why) override { finish(why); }
 
     // target::TransportOps
@@ -105,6 +107,7 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     SendQueue sendq_;
     alignas(8) uint8_t ctrl_pdu_[2][sizeof(wire::tcp::TermReq) + 128 + 128];
     int ctrl_pdu_next_ = 0;
+    bool responses_queued_ = false; // queued since the last flush
     bool close_when_sent_ = false;
     bool finished_ = false;
     const char *close_reason_ = "";

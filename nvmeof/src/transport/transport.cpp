@@ -1,6 +1,9 @@
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include "skiff/nvmeof/tcp/tcp_transport.hpp"
+#ifdef SKIFF_HAVE_RDMA
+#include "skiff/nvmeof/rdma/rdma_transport.hpp"
+#endif
 
 #include <arpa/inet.h>
 #include <cstdlib>
@@ -28,10 +31,16 @@ Result<ListenAddress> parse_listen_address(const std::string &text) {
 
 Result<std::unique_ptr<Transport>> make_transport(std::string_view name) {
     if (name == "tcp") return std::unique_ptr<Transport>(std::make_unique<tcp::TcpTransport>());
-    if (name == "rdma")
+    if (name == "rdma") {
+#ifdef SKIFF_HAVE_RDMA
+        return std::unique_ptr<Transport>(std::make_unique<rdma::RdmaTransport>());
+#else
         return make_error(DOCA_ERROR_NOT_SUPPORTED,
-                          "transport rdma: NVMe/RDMA is not implemented yet; use tcp");
-    return make_error(DOCA_ERROR_INVALID_VALUE, "transport \"" + std::string(name) + "\": unknown; use tcp");
+                          "transport rdma: this build has no rdma-core (install libibverbs-dev and "
+                          "librdmacm-dev, then rebuild); use tcp");
+#endif
+    }
+    return make_error(DOCA_ERROR_INVALID_VALUE, "transport \"" + std::string(name) + "\": unknown; use tcp or rdma");
 }
 
 } // namespace skiff::nvmeof::transport

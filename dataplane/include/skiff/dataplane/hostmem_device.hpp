@@ -10,9 +10,7 @@
 #include "skiff/core/status.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 #include "skiff/nvmeof/target/block_device.hpp"
-#include "skiff/nvmeof/target/io_gate.hpp"
 
-#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -20,10 +18,6 @@
 #include <vector>
 
 namespace skiff::dataplane {
-
-namespace hostmem {
-class DmaLane;
-}
 
 struct HostmemOptions {
     std::string channel;             // the control channel (Unix socket path of skiff-host)
@@ -42,12 +36,13 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
 
     const char *kind() const override { return "hostmem"; }
     uint64_t size_bytes() const override { return options_.size_bytes; }
-    uint16_t read(uint64_t offset, void *dst, size_t len) override;
-    uint16_t write(uint64_t offset, const void *src, size_t len) override;
-    uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) override;
-    uint16_t write_zeroes(uint64_t offset, size_t len) override;
-    uint16_t deallocate(uint64_t offset, size_t len) override { return write_zeroes(offset, len); }
-    uint16_t flush() override { return 0; }
+    // Deallocate writes zeroes (the host's memory has no notion of unmapped blocks).
+    nvmeof::target::DeallocateMode deallocate_mode() const override {
+        return nvmeof::target::DeallocateMode::kReadsZeroes;
+    }
+    // On the poll group's thread: the channel's DMA context joins the group's progress engine.
+    Result<std::unique_ptr<nvmeof::target::IoChannel>>
+    open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &params) override;
 
     bool accessible() const override {
         const hostmem::ExportRecord *r = current_.load(std::memory_order_acquire);
@@ -55,13 +50,17 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
     }
     uint64_t ana_changes() const override { return ana_changes_.load(std::memory_order_acquire); }
 
+    // For the channels (any poll group thread): the export to DMA against (nullptr: none), and
+    // the report that a DMA found `record` gone (ANA inaccessible at once, before the link
+    // thread hears of it).
+    const hostmem::ExportRecord *current_export() const { return current_.load(std::memory_order_acquire); }
+    void mark_lost(const hostmem::ExportRecord *record);
+    doca_dev *doca_device() const { return dev_.get(); }
+
   private:
     HostmemDevice(HostmemOptions options, core::Device dev);
     void link_loop();
     void publish(const hostmem::ExportRecord *record);
-    // This thread's lane (built on first use); nullptr when it cannot be built.
-    hostmem::DmaLane *lane();
-    uint16_t copy(hostmem::DmaLane &l, uint64_t offset, uint8_t *local, size_t len, bool to_host);
 
     HostmemOptions options_;
     core::Device dev_;
@@ -69,9 +68,8 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
     std::atomic<const hostmem::ExportRecord *> current_{nullptr};
     std::atomic<const hostmem::ExportRecord *> lost_{nullptr}; // a DMA found this export gone
     std::atomic<uint64_t> ana_changes_{0};
-    // Every record published stays alive until the device goes: lanes compare against them.
+    // Every record published stays alive until the device goes: channels compare against them.
     std::vector<std::unique_ptr<hostmem::ExportRecord>> records_;
-    std::array<std::unique_ptr<hostmem::DmaLane>, nvmeof::target::IoGate::kMaxLanes> lanes_;
     std::atomic<bool> stop_{false};
     std::thread link_;
 };

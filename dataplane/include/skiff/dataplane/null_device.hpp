@@ -5,12 +5,15 @@
 
 namespace skiff::dataplane {
 
-class NullDevice final : public nvmeof::target::BlockDevice {
+class NullDevice final : public nvmeof::target::SyncBlockDevice {
   public:
     explicit NullDevice(uint64_t size_bytes) : size_(size_bytes) {}
 
     const char *kind() const override { return "null"; }
     uint64_t size_bytes() const override { return size_; }
+    nvmeof::target::DeallocateMode deallocate_mode() const override {
+        return nvmeof::target::DeallocateMode::kReadsZeroes;
+    }
     uint16_t read(uint64_t offset, void *dst, size_t len) override;
     uint16_t write(uint64_t, const void *, size_t) override { return 0; }
     uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) override;

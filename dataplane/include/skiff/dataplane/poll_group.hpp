@@ -1,14 +1,17 @@
 // A poll group: one thread that owns a set of connections and drives them. It busy-polls
-// while there is work and sleeps in epoll after a short idle period, so an idle target does
-// not burn a core. Each group owns a doca_pe progressed every iteration, its notification fd in
-// the group's epoll set. Connections arrive by message (a lock-free queue plus an eventfd), never by
-// sharing a lock with the acceptor or other groups.
+// while there is work and sleeps in epoll once nothing happened for idle_poll_us (adaptive
+// polling), so an idle target does not burn a core. Each group owns a doca_pe progressed every
+// iteration, its notification fd in the group's epoll set. Connections arrive by message (a lock-free queue plus an eventfd), never by
+// sharing a lock with the acceptor or other groups. The group is its connections'
+// PollContext: backends open their channels on it and watch their completion fds in its loop
+// (aio's eventfd); on shutdown it waits for backend I/O in flight before closing channels.
 #pragma once
 
 #include "skiff/core/status.hpp"
 
 #include <doca_pe.h>
 
+#include "skiff/nvmeof/target/poll_context.hpp"
 #include "skiff/nvmeof/transport/connection.hpp"
 
 #include <boost/lockfree/queue.hpp>
@@ -21,10 +24,16 @@
 
 namespace skiff::dataplane {
 
-class PollGroup {
+struct PollGroupOptions {
+    // Keep busy-polling this long after the last work before sleeping in epoll_wait. Longer
+    // windows save the wake-up latency between bursts at the price of CPU; 0 sleeps at once.
+    uint32_t idle_poll_us = 200;
+};
+
+class PollGroup final : public nvmeof::target::PollContext {
   public:
-    explicit PollGroup(int index);
-    ~PollGroup();
+    explicit PollGroup(int index, PollGroupOptions options = {});
+    ~PollGroup() override;
     PollGroup(const PollGroup &) = delete;
     PollGroup &operator=(const PollGroup &) = delete;
 
@@ -35,17 +44,31 @@ class PollGroup {
     // Hands a freshly accepted connection to this group (any thread).
     void add_connection(std::unique_ptr<nvmeof::transport::Connection> conn);
     size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
-    int index() const { return index_; }
+    int index() const override { return index_; }
 
     // The group's progress engine: DMA and other core contexts that serve this group's
     // connections (host-memory backends) connect to it; their completions then arrive on this
     // thread, inside the loop. Valid between start() and stop().
-    doca_pe *progress_engine() const { return pe_; }
+    doca_pe *progress_engine() const override { return pe_; }
+    // Backend completion fds (group thread only).
+    Status watch_fd(int fd, FdHandler handler, void *arg) override;
+    void unwatch_fd(int fd) override;
 
   private:
-    struct Entry {
+    // What an epoll event points to: a connection or a watched fd.
+    struct Source {
+        bool is_connection;
+    };
+    struct Entry : Source {
+        Entry() : Source{true} {}
         std::unique_ptr<nvmeof::transport::Connection> conn;
         bool watching_write = false;
+    };
+    struct FdWatch : Source {
+        FdWatch(int f, FdHandler h, void *a) : Source{false}, fd(f), handler(h), arg(a) {}
+        int fd;
+        FdHandler handler;
+        void *arg;
     };
 
     void run();
@@ -54,14 +77,17 @@ class PollGroup {
     void update_interest(Entry &e);
     void reap();
     void close_all(const char *why);
+    void drain_backend_io();
 
     int index_;
+    PollGroupOptions options_;
     int epoll_fd_ = -1;
     int wake_fd_ = -1;
     std::thread thread_;
     std::atomic<bool> stop_{false};
     boost::lockfree::queue<nvmeof::transport::Connection *> inbox_{64}; // owned while queued
     std::vector<std::unique_ptr<Entry>> entries_;
+    std::vector<std::unique_ptr<FdWatch>> watches_;
     std::atomic<size_t> connection_count_{0};
     doca_pe *pe_ = nullptr;
     doca_notification_handle_t pe_handle_ = -1;

@@ -9,7 +9,7 @@
 
 namespace skiff::dataplane {
 
-class RamDevice final : public nvmeof::target::BlockDevice {
+class RamDevice final : public nvmeof::target::SyncBlockDevice {
   public:
     // size_bytes must be a non-zero multiple of 4096.
     static Result<std::shared_ptr<RamDevice>> create(uint64_t size_bytes);
@@ -19,6 +19,9 @@ class RamDevice final : public nvmeof::target::BlockDevice {
 
     const char *kind() const override { return "ram"; }
     uint64_t size_bytes() const override { return size_; }
+    nvmeof::target::DeallocateMode deallocate_mode() const override {
+        return nvmeof::target::DeallocateMode::kReadsZeroes;
+    }
     uint16_t read(uint64_t offset, void *dst, size_t len) override;
     uint16_t write(uint64_t offset, const void *src, size_t len) override;
     uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) override;

@@ -21,6 +21,7 @@ struct ServiceOptions {
     std::vector<nvmeof::transport::ListenAddress> listeners;   // I/O listeners
     std::optional<nvmeof::transport::ListenAddress> discovery; // dedicated discovery listener
     int poll_groups = 1;
+    PollGroupOptions poll; // adaptive polling of every group
 };
 
 class TargetService {

@@ -54,9 +54,11 @@ struct QueueCounters {
     uint64_t r2ts = 0;
     uint64_t h2c_pdus = 0;
     uint64_t c2h_pdus = 0;
-    uint64_t c2h_success = 0;    // commands finished by C2HData SUCCESS instead of a response capsule
-    uint64_t c2h_misaligned = 0; // C2HData whose data did not start at the HPDA alignment we asked for
-    uint64_t responses = 0;      // response capsules
+    uint64_t c2h_success = 0;       // commands finished by C2HData SUCCESS instead of a response capsule
+    uint64_t c2h_misaligned = 0;    // C2HData whose data did not start at the HPDA alignment we asked for
+    uint64_t responses = 0;         // response capsules
+    uint64_t rx_reads = 0;          // receive system calls that brought bytes
+    uint64_t staged_data_bytes = 0; // C2H data that arrived in the staging buffer and was copied out
 };
 
 class TcpQueue {
@@ -132,6 +134,16 @@ class TcpQueue {
     // Largest header a host receives after the ICResp (24 bytes) plus its digest.
     static constexpr size_t kRxHeaderMax = 24 + 4;
     Status receive_one_pdu(uint8_t *hdr, size_t have);
+    // Receive staging: one non-blocking read takes as many small PDUs (responses, R2Ts, data
+    // headers) as are waiting; payloads go straight into the command's buffer, except the few
+    // bytes of one that arrived in the same read as its header (at most kRxStage, copied out).
+    static constexpr uint32_t kRxStage = 512;
+    uint32_t staged() const { return rx_tail_ - rx_head_; }
+    Result<size_t> fill_stage();
+    // Fills dst / the iovecs from the stage, then from the socket; with read_ahead, the socket
+    // read also fills the (empty) stage with what follows, saving the next header's system call.
+    Status take(void *dst, size_t len, Deadline deadline);
+    Status take(iovec *iov, int iovcnt, Deadline deadline, bool read_ahead);
     Status on_capsule_resp(const uint8_t *hdr);
     Status on_c2h_data(const uint8_t *hdr);
     Status on_r2t(const uint8_t *hdr);
@@ -162,6 +174,8 @@ class TcpQueue {
     alignas(64) uint8_t tx_[256]{};
     uint32_t tx_ddgst_ = 0;
     uint8_t rx_skip_[256]{}; // padding of incoming data PDUs lands here
+    alignas(8) uint8_t rx_stage_[kRxStage]{};
+    uint32_t rx_head_ = 0, rx_tail_ = 0; // unread staged bytes are [rx_head_, rx_tail_)
 
     bool failed_ = false;
     Error failure_;

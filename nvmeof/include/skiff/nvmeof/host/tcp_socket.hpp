@@ -52,6 +52,10 @@ class TcpSocket {
     // DOCA_ERROR_CONNECTION_RESET.
     Result<size_t> try_recv(void *data, size_t len);
 
+    // One non-blocking readv: the bytes placed (0 = none yet). A closed peer is
+    // DOCA_ERROR_CONNECTION_RESET.
+    Result<size_t> try_readv(iovec *iov, int iovcnt);
+
     // Fills every iovec completely (modified in place), in as few system calls as possible.
     Status recv_exact(iovec *iov, int iovcnt, Deadline deadline);
 

@@ -1,37 +1,120 @@
 // The storage behind a namespace, as the controller sees it. nvmeof knows nothing of backends:
-// dataplane implements this (null, RAM, later aio and host memory) and hands it to a Namespace.
-// Calls are synchronous and made on the poll group thread that owns the queue; they must not
-// allocate or lock. Each returns an NVMe status field (0 = success, else wire::Status::make()).
+// dataplane implements this (null, RAM, aio, later host memory) and hands it to a Namespace.
+//
+// I/O is asynchronous, in the shape of SPDK's io_channel: each poll group opens one IoChannel
+// per device (BlockDevice::open_channel, on the group's thread, through the group's
+// PollContext) and submits BackendIo descriptors to it. A descriptor is preallocated (embedded
+// in the Request); submitting one allocates nothing and takes no lock. Its `done` callback runs
+// exactly once, on the poll group thread: inline from submit() for synchronous backends (null,
+// RAM), later from the group's loop for asynchronous ones (aio: an eventfd in the group's
+// epoll set; host memory: DMA tasks completing through the group's doca_pe).
+//
+// Lifetime rules (namespaces come and go at runtime):
+// - A channel belongs to one poll group and is used, and destroyed, only on its thread.
+// - The device outlives its channels (the poll group's channel table holds a shared_ptr).
+// - A channel is destroyed only when in_flight() == 0 (the poll group drains it first), so the
+//   buffers of in-flight I/O and the callbacks they complete into stay valid.
+// - The Request (and its Namespace) a descriptor belongs to must outlive the I/O: connections
+//   are destroyed only when their queue has no backend I/O in flight (Queue::io_in_flight).
 #pragma once
+
+#include "skiff/core/status.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace skiff::nvmeof::target {
+
+class PollContext;
+
+enum class IoOp : uint8_t {
+    kRead,        // device -> buf
+    kWrite,       // buf -> device
+    kCompare,     // compare the stored bytes with buf: NVME_SC_COMPARE_FAILED when they differ
+    kWriteZeroes, // the range reads back as zeroes
+    kDeallocate,  // the range may be deallocated (see BlockDevice::deallocate_mode)
+    kFlush,       // make completed writes durable (offset and len unused)
+};
+
+// One I/O handed to a channel. Preallocated by its owner; the channel only reads the fields
+// above the line and uses `next` while the I/O waits inside it.
+struct BackendIo {
+    IoOp op = IoOp::kRead;
+    uint64_t offset = 0; // bytes; a multiple of the namespace block size
+    uint64_t len = 0;    // bytes; a multiple of the namespace block size
+    void *buf = nullptr; // read destination, write source or compare's expected bytes
+    // Runs once when the I/O is over, on the channel's poll group thread; status is an NVMe
+    // status field (0 = success, else wire::Status::make()). May submit new I/O.
+    void (*done)(BackendIo &io, uint16_t status) = nullptr;
+    void *owner = nullptr; // for `done` (the command layer puts its Request here)
+    // ----
+    BackendIo *next = nullptr; // the channel's wait list (I/O submitted while it is full)
+};
+
+// What a channel needs to size its preallocated resources.
+struct ChannelParams {
+    uint32_t max_io_bytes = 128 * 1024; // the largest single I/O (the target's max transfer)
+    uint32_t queue_depth = 0;           // 0: the backend's own default
+};
+
+class IoChannel {
+  public:
+    virtual ~IoChannel() = default;
+    // Starts io, or queues it inside the channel when the channel is at its depth; never
+    // refuses. io.done runs exactly once (possibly before submit returns).
+    virtual void submit(BackendIo &io) = 0;
+    // I/O submitted whose `done` has not run yet.
+    virtual uint32_t in_flight() const = 0;
+};
+
+// What a namespace may promise about Deallocate (Identify Namespace DLFEAT, Identify
+// Controller ONCS).
+enum class DeallocateMode : uint8_t {
+    kUnsupported, // Deallocate does nothing (it is advisory); ONCS does not advertise DSM
+    kUnspecified, // ranges may be deallocated; they may not read back as zeroes
+    kReadsZeroes, // deallocated ranges read back as zeroes (DLFEAT 001b)
+};
 
 class BlockDevice {
   public:
     virtual ~BlockDevice() = default;
 
-    // A short name for logs: "ram", "null".
+    // A short name for logs: "ram", "null", "aio".
     virtual const char *kind() const = 0;
     // Capacity in bytes (a multiple of the namespace block size).
     virtual uint64_t size_bytes() const = 0;
+    // The smallest I/O unit the device takes; the namespace block size must be a multiple.
+    virtual uint32_t min_block_size() const { return 512; }
+    virtual DeallocateMode deallocate_mode() const = 0;
 
-    virtual uint16_t read(uint64_t offset, void *dst, size_t len) = 0;
-    virtual uint16_t write(uint64_t offset, const void *src, size_t len) = 0;
-    // Sets `equal` to whether the stored bytes match `expected`.
-    virtual uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) = 0;
-    virtual uint16_t write_zeroes(uint64_t offset, size_t len) = 0;
-    // The range may read back as zeroes afterwards (what DLFEAT advertises).
-    virtual uint16_t deallocate(uint64_t offset, size_t len) = 0;
-    virtual uint16_t flush() = 0;
+    // Opens this device's channel for one poll group. Called on that group's thread.
+    virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx,
+                                                            const ChannelParams &params) = 0;
 
     // Asymmetric namespace access (ana.cpp): false while the storage cannot be reached through
     // this target (hostmem: the host agent is gone); its I/O then fails with ANA Inaccessible.
     // ana_changes() counts transitions, so controllers know when to raise the ANA change event.
     virtual bool accessible() const { return true; }
     virtual uint64_t ana_changes() const { return 0; }
+};
+
+// Base for backends whose every operation finishes at once (null, RAM): they implement the
+// operations below and get a channel that completes each I/O inline. The calls must not
+// allocate or lock; each returns an NVMe status field.
+class SyncBlockDevice : public BlockDevice {
+  public:
+    virtual uint16_t read(uint64_t offset, void *dst, size_t len) = 0;
+    virtual uint16_t write(uint64_t offset, const void *src, size_t len) = 0;
+    // Sets `equal` to whether the stored bytes match `expected`.
+    virtual uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) = 0;
+    virtual uint16_t write_zeroes(uint64_t offset, size_t len) = 0;
+    virtual uint16_t deallocate(uint64_t offset, size_t len) = 0;
+    virtual uint16_t flush() = 0;
+
+    // Runs io now; returns its status (what the inline channel passes to `done`).
+    uint16_t run(const BackendIo &io);
+    Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx, const ChannelParams &params) override;
 };
 
 } // namespace skiff::nvmeof::target

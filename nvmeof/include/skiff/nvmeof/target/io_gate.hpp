@@ -1,9 +1,10 @@
 // Makes a fused Compare and Write atomic with respect to all other I/O on its namespace, even
-// when that I/O runs on other poll groups. Ordinary I/O does not wait and takes no lock: each
-// poll group (a "lane") raises its own busy flag around an I/O and backs off (the request is
-// deferred and retried) while a Compare and Write holds the gate. The Compare and Write claims
-// the gate, then waits for the other lanes' in-flight I/O to finish — which is quick, because
-// backends run each I/O to completion on its lane's thread.
+// when that I/O runs on other poll groups. Nothing here waits or takes a lock. Each poll group
+// (a "lane") counts its I/O in flight on the namespace, from submission until the backend
+// completes it (asynchronous backends keep I/O in flight across loop iterations); ordinary I/O
+// backs off (the request is deferred and retried) while a Compare and Write holds the gate. The
+// Compare and Write claims the gate, then is retried the same way until every lane, its own
+// included, has drained; it runs holding the gate and releases it when its write completes.
 #pragma once
 
 #include <atomic>
@@ -19,27 +20,34 @@ class IoGate {
     static void set_thread_lane(int lane);
     static int thread_lane();
 
-    // Ordinary I/O: true when it may run now (call leave() after); false while a Compare and
-    // Write holds the gate (the caller defers the request and retries later).
+    // Ordinary I/O: true when it may run now (call leave() on the same lane when it
+    // completes); false while a Compare and Write holds the gate (defer and retry later).
     bool enter() {
         Lane &l = lanes_[thread_lane()];
-        l.busy.store(1, std::memory_order_seq_cst);
-        if (owner_.load(std::memory_order_seq_cst) < 0) return true;
-        l.busy.store(0, std::memory_order_release);
+        l.busy.fetch_add(1, std::memory_order_seq_cst);
+        if (owner_.load(std::memory_order_seq_cst) == nullptr) return true;
+        l.busy.fetch_sub(1, std::memory_order_release);
         return false;
     }
-    void leave() { lanes_[thread_lane()].busy.store(0, std::memory_order_release); }
+    void leave() { lanes_[thread_lane()].busy.fetch_sub(1, std::memory_order_release); }
 
-    // Compare and Write: claims the gate and waits until no other lane has I/O in flight.
-    // False when another Compare and Write holds it (defer and retry).
-    bool enter_exclusive();
-    void leave_exclusive() { owner_.store(-1, std::memory_order_release); }
+    // Compare and Write: claims the gate for `owner` (or keeps the claim it already has) and
+    // returns true once no lane has I/O in flight: the caller then runs holding the gate and
+    // calls leave_exclusive(owner) when done. False means "not yet" (another owner holds the
+    // gate, or I/O is still draining): defer and retry; the claim, if taken, is kept.
+    bool try_exclusive(const void *owner);
+    // Gives the gate up (also a claim that never ran, e.g. its queue went away).
+    void leave_exclusive(const void *owner) {
+        const void *expected = owner;
+        owner_.compare_exchange_strong(expected, nullptr, std::memory_order_release);
+    }
+    bool held_by(const void *owner) const { return owner_.load(std::memory_order_acquire) == owner; }
 
   private:
     struct alignas(64) Lane {
-        std::atomic<uint32_t> busy{0};
+        std::atomic<uint32_t> busy{0}; // I/O in flight on this lane
     };
-    std::atomic<int> owner_{-1};
+    std::atomic<const void *> owner_{nullptr};
     Lane lanes_[kMaxLanes];
 };
 

@@ -16,7 +16,9 @@ struct NamespaceIds {
     std::array<uint8_t, 8> eui64{}; // all zero: not reported
 };
 
-class Namespace {
+// Created through std::make_shared (poll groups watch it through a weak_ptr to close its
+// channels once it is gone).
+class Namespace : public std::enable_shared_from_this<Namespace> {
   public:
     // block_size must be a power of two >= 512 dividing the device size.
     Namespace(uint32_t nsid, uint32_t block_size, std::shared_ptr<BlockDevice> device, NamespaceIds ids);
@@ -27,6 +29,9 @@ class Namespace {
     uint64_t num_blocks() const { return num_blocks_; }
     const NamespaceIds &ids() const { return ids_; }
     BlockDevice &device() const { return *device_; }
+    const std::shared_ptr<BlockDevice> &device_ptr() const { return device_; }
+    // Unique for the life of the process (unlike the address or the nsid, never reused).
+    uint64_t uid() const { return uid_; }
     // Excludes other I/O while a fused Compare and Write runs.
     IoGate &gate() const { return gate_; }
 
@@ -40,6 +45,7 @@ class Namespace {
     uint32_t block_size_;
     uint8_t block_shift_;
     uint64_t num_blocks_;
+    uint64_t uid_;
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;
     mutable IoGate gate_;

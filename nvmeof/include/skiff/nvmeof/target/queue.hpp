@@ -3,7 +3,8 @@
 //
 //   transport fills req.cmd and req.data_len (from the SGL) -> prepare(req)    (parse)
 //   if prepare() succeeded and the command carries host data -> transport fetches it
-//   -> execute(req) -> ... -> transport_.queue_response(req)                   (complete)
+//   -> execute(req) -> backend I/O (maybe asynchronous) -> complete(req)
+//   -> transport_.queue_response(req)
 //
 // Completions always go through TransportOps::queue_response(), possibly later (a parked
 // Asynchronous Event Request completes when an event fires).
@@ -11,6 +12,7 @@
 
 #include "skiff/nvmeof/target/controller.hpp"
 #include "skiff/nvmeof/target/io_counters.hpp"
+#include "skiff/nvmeof/target/poll_context.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/request.hpp"
 
@@ -43,10 +45,24 @@ class Queue {
     // already failed (req's status is set): the transport then only drains in-capsule data
     // and calls complete(). data_len must hold the SGL length.
     bool prepare(Request &req);
-    // Runs a prepared command whose data (if any) is in req.buf.
+    // Runs a prepared command whose data (if any) is in req.buf. It may complete later, from
+    // a backend completion on this queue's poll group thread.
     void execute(Request &req);
-    // Finishes req: fills the CQE identity fields and hands it to the transport.
+    // Finishes req: leaves the namespace's I/O gate if req entered it, fills the CQE identity
+    // fields and hands it to the transport.
     void complete(Request &req);
+
+    // The poll group that drives this queue (its loop, progress engine and backend channels).
+    // The transport calls attach() on the group's thread when the group takes the connection
+    // over; until then (and in unit tests) the queue uses PollContext::inline_context().
+    void attach(PollContext &ctx) { ctx_ = &ctx; }
+    PollContext &context() const { return *ctx_; }
+    const ChannelParams &channel_params() const { return channel_params_; }
+    // Backend I/O started for this queue's requests and not yet completed. The transport must
+    // keep the requests (and their buffers) alive until this is 0.
+    uint32_t io_in_flight() const { return io_in_flight_; }
+    void io_started() { ++io_in_flight_; }
+    void io_finished() { --io_in_flight_; }
     // Requests that found their namespace's I/O gate closed (a Compare and Write was running)
     // wait here; the transport retries them every loop iteration.
     void defer(Request &req);
@@ -84,6 +100,8 @@ class Queue {
     Request *fused_first = nullptr;
 
   private:
+    void drop_deferred();
+
     Target &target_;
     Port port_;
     TransportOps &transport_;
@@ -95,6 +113,9 @@ class Queue {
     bool disconnect_requested_ = false;
     uint64_t now_ms_ = 0;
     IoCounters counters_;
+    PollContext *ctx_ = &PollContext::inline_context();
+    ChannelParams channel_params_;
+    uint32_t io_in_flight_ = 0;
     Request *deferred_head_ = nullptr, *deferred_tail_ = nullptr;
 };
 

@@ -3,6 +3,7 @@
 // reused; nothing here allocates.
 #pragma once
 
+#include "skiff/nvmeof/target/block_device.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
 #include <cstdint>
@@ -23,12 +24,16 @@ struct Request {
     uint32_t data_len = 0; // bytes the SGL describes (what the transport moves)
     DataDir dir = DataDir::kNone;
     Queue *queue = nullptr;
-    Namespace *ns = nullptr;              // set by I/O parse
-    void (*execute)(Request &) = nullptr; // chosen by parse
-    Request *fused_partner = nullptr;     // the other half of a fused Compare and Write
-    bool data_ready = false;              // the host's data (if any) has arrived
-    bool fused_waiting = false;           // first half of a fused pair, waiting for its partner
-    Request *next_deferred = nullptr;     // Queue's list of requests waiting for the I/O gate
+    Namespace *ns = nullptr;                        // set by I/O parse
+    void (*execute)(Request &) = nullptr;           // chosen by parse
+    Request *fused_partner = nullptr;               // the other half of a fused Compare and Write
+    bool data_ready = false;                        // the host's data (if any) has arrived
+    bool fused_waiting = false;                     // first half of a fused pair, waiting for its partner
+    Request *next_deferred = nullptr;               // Queue's list of requests waiting for the I/O gate
+    bool holds_gate = false;                        // entered ns->gate(); Queue::complete() leaves it
+    uint32_t step = 0;                              // progress of commands made of several backend I/Os
+    BackendIo io;                                   // the backend I/O in flight (io.owner = this)
+    void (*io_done)(Request &, uint16_t) = nullptr; // what the command does when io completes
 
     // The CQE status as sent (wire::Status layout; 0 = success).
     uint16_t status() const { return cqe.status; }
@@ -47,6 +52,8 @@ struct Request {
         data_ready = false;
         fused_waiting = false;
         next_deferred = nullptr;
+        holds_gate = false;
+        step = 0;
     }
 };
 

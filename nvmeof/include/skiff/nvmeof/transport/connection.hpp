@@ -2,6 +2,8 @@
 // watches fd() and calls in when it is readable or writable and about every 100 ms.
 #pragma once
 
+#include "skiff/nvmeof/target/poll_context.hpp"
+
 #include <cstdint>
 #include <string>
 
@@ -10,6 +12,11 @@ namespace skiff::nvmeof::transport {
 class Connection {
   public:
     virtual ~Connection() = default;
+
+    // Called once, on the poll group's thread, when the group takes the connection over (it
+    // was created on the acceptor thread): the transport hands ctx to its target::Queue
+    // (Queue::attach) so its backend I/O runs on this group's channels and loop.
+    virtual void attach(target::PollContext &ctx) = 0;
 
     virtual int fd() const = 0;
     virtual const std::string &peer() const = 0;
@@ -25,7 +32,8 @@ class Connection {
     // Timers and async events; `now_ms` is a monotonic clock.
     virtual void poll(uint64_t now_ms) = 0;
     // True once the connection is finished and can be destroyed (peer gone, protocol error
-    // reported, Disconnect done, association torn down).
+    // reported, Disconnect done, association torn down) and no backend I/O of its requests is
+    // still in flight (Queue::io_in_flight() == 0).
     virtual bool finished() const = 0;
     // Ends the connection now (target shutdown).
     virtual void close(const char *why) = 0;

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""bench/run's report: reads DIR/rows.jsonl (one line per matrix row: skiff-perf's and
+tcp-ceiling's JSON), prints the table, writes DIR/results.csv, DIR/results.json, and
+DIR/chart.gp + DIR/chart.dat for gnuplot (DIR/results.png)."""
+import csv
+import json
+import sys
+from pathlib import Path
+
+COLUMNS = ["row", "iops", "mib_s", "avg_us", "p50_us", "p99_us", "p99.9_us", "max_us",
+           "ceiling_iops", "ceiling_mib_s", "ceiling_ratio"]
+
+
+def rows_of(out: Path):
+    rows = []
+    for line in (out / "rows.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        s, c, lat = r["skiff"], r["ceiling"], r["skiff"]["latency_us"]
+        rows.append({
+            "row": r["name"], "iops": s["iops"], "mib_s": s["mib_s"], "avg_us": lat["avg"],
+            "p50_us": lat["p50"], "p99_us": lat["p99"], "p99.9_us": lat["p99.9"], "max_us": lat["max"],
+            "ceiling_iops": c["iops"], "ceiling_mib_s": c["mib_s"],
+            "ceiling_ratio": s["iops"] / c["iops"] if c["iops"] else 0.0,
+            "profile": r["profile"], "skiff": s, "ceiling": c,
+        })
+    return rows
+
+
+def print_table(rows):
+    head = f"{'row':<20} {'IOPS':>9} {'MiB/s':>8} {'avg us':>7} {'p50':>7} {'p99':>7} {'p99.9':>7} " \
+           f"{'ceiling IOPS':>12} {'of ceiling':>10}"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r['row']:<20} {r['iops']:>9.0f} {r['mib_s']:>8.1f} {r['avg_us']:>7.1f} {r['p50_us']:>7.1f} "
+              f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {r['ceiling_iops']:>12.0f} "
+              f"{100 * r['ceiling_ratio']:>9.1f}%")
+
+
+def write_chart(out: Path, rows):
+    with open(out / "chart.dat", "w") as f:
+        for r in rows:
+            f.write(f"\"{r['row']}\\n{100 * r['ceiling_ratio']:.0f}% of ceiling\" {r['iops']:.0f} {r['ceiling_iops']:.0f}\n")
+    (out / "chart.gp").write_text(f"""set terminal pngcairo size 1200,600 noenhanced font ",10"
+set output "{out / 'results.png'}"
+set title "skiff-target (null namespace, core 0) driven by skiff-perf (core 1) vs. the loopback TCP ceiling"
+set style data histogram
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set logscale y
+set ylabel "IOPS (log scale)"
+set grid ytics
+set key top right
+set xtics scale 0
+set bmargin 5
+plot "{out / 'chart.dat'}" using 2:xtic(1) title "skiff", '' using 3 title "tcp-ceiling"
+""")
+
+
+def main():
+    out = Path(sys.argv[1])
+    rows = rows_of(out)
+    print_table(rows)
+    with open(out / "results.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for r in rows:
+            w.writerow([r["row"]] + [f"{r[c]:.4f}" if c == "ceiling_ratio" else f"{r[c]:.1f}" for c in COLUMNS[1:]])
+    (out / "results.json").write_text(json.dumps(
+        {"rows": [{k: r[k] for k in COLUMNS + ["profile", "skiff", "ceiling"]} for r in rows]}, indent=2) + "\n")
+    write_chart(out, rows)
+    print(f"bench/run: wrote {out / 'results.csv'} and {out / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()

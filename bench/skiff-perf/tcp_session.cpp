@@ -1,0 +1,100 @@
+// The NVMe/TCP session: skiff's initiator library (nvmeof/src/host) connects the admin queue,
+// enables the controller, reads Identify Namespace and connects one TCP connection per I/O queue.
+#include "session.hpp"
+
+#include "skiff/nvmeof/host/controller.hpp"
+
+#include <nvme/types.h>
+
+namespace skiff::perf {
+namespace {
+
+using namespace skiff::nvmeof::host;
+
+class TcpIoQueue final : public IoQueue {
+  public:
+    explicit TcpIoQueue(TcpQueue &q) : q_(q) {}
+
+    Status submit(const nvmeof::wire::Sqe &sqe, bool write, void *data, uint32_t len, uint64_t tag,
+                  bool more) override {
+        Result<uint16_t> cid = q_.submit(sqe, write ? DataDir::kHostToController : DataDir::kControllerToHost,
+                                         data, len, tag, more);
+        if (!cid) return cid.error();
+        return Status::success();
+    }
+    Status poll() override {
+        Result<uint32_t> n = q_.poll(std::chrono::milliseconds(0));
+        if (!n) return n.error();
+        return Status::success();
+    }
+    bool pop(IoCompletion &out) override {
+        Completion c;
+        if (!q_.pop_completion(c)) return false;
+        out.tag = c.tag;
+        out.status = c.status();
+        return true;
+    }
+
+  private:
+    TcpQueue &q_;
+};
+
+class TcpSession final : public Session {
+  public:
+    TcpSession(std::unique_ptr<Controller> ctrl, NamespaceGeometry geo) : ctrl_(std::move(ctrl)), geo_(geo) {
+        for (size_t i = 0; i < ctrl_->io_queue_count(); ++i)
+            queues_.push_back(std::make_unique<TcpIoQueue>(ctrl_->io_queue(i)));
+    }
+    const NamespaceGeometry &geometry() const override { return geo_; }
+    size_t queue_count() const override { return queues_.size(); }
+    IoQueue &queue(size_t i) override { return *queues_.at(i); }
+    std::string describe() const override {
+        const auto &o = ctrl_->options();
+        return "tcp " + o.addr + ":" + std::to_string(o.port) + " " + o.subnqn + " (controller " +
+               std::to_string(ctrl_->cntlid()) + ", " +
+               trim_field(ctrl_->identity().mn, sizeof(ctrl_->identity().mn)) + ")";
+    }
+    Status shutdown() override { return ctrl_->shutdown(); }
+
+  private:
+    std::unique_ptr<Controller> ctrl_;
+    NamespaceGeometry geo_;
+    std::vector<std::unique_ptr<TcpIoQueue>> queues_;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Session>> connect_tcp_session(const PerfOptions &o) {
+    ConnectOptions c;
+    c.addr = o.addr;
+    c.port = o.port;
+    c.subnqn = o.nqn;
+    if (!o.hostnqn.empty()) c.host.hostnqn = o.hostnqn;
+    c.io_queues = o.queues;
+    c.io_queue_size = static_cast<uint16_t>(o.qd + 1); // at most size - 1 outstanding
+    c.header_digest = o.header_digest;
+    c.data_digest = o.data_digest;
+    Result<std::unique_ptr<Controller>> ctrl = Controller::connect(c);
+    if (!ctrl) return ctrl.error();
+    if ((*ctrl)->io_queue_count() < o.queues)
+        return make_error(DOCA_ERROR_NOT_SUPPORTED,
+                          "the controller granted " + std::to_string((*ctrl)->io_queue_count()) +
+                              " I/O queues, --queues asks for " + std::to_string(o.queues));
+    Result<nvme_id_ns> ns = (*ctrl)->identify_namespace(o.nsid);
+    if (!ns) return ns.error();
+    if (ns->nsze == 0)
+        return make_error(DOCA_ERROR_NOT_FOUND,
+                          "namespace " + std::to_string(o.nsid) + " is not active on " + o.nqn);
+    NamespaceGeometry geo;
+    geo.block_size = 1u << ns->lbaf[ns->flbas & 0xF].ds;
+    geo.blocks = ns->nsze;
+    geo.max_transfer = (*ctrl)->max_transfer_bytes();
+    return std::unique_ptr<Session>(new TcpSession(std::move(ctrl.value()), geo));
+}
+
+Result<std::unique_ptr<Session>> connect_session(const PerfOptions &o) {
+    if (o.transport == "tcp") return connect_tcp_session(o);
+    return make_error(DOCA_ERROR_NOT_SUPPORTED, "--transport " + o.transport + ": not available; use tcp");
+}
+
+} // namespace skiff::perf

@@ -1,0 +1,58 @@
+// The object behind doca_dpa_completion: a ring of queue_size elements, written by any number of
+// producers (async ops, RDMA on the DPA, skiff_dpa_completion_post) and read by one consumer (the
+// attached DPA thread, or any device code polling it).
+//
+// Indexes grow forever (slot = index % queue_size):
+//   reserved_  next index a producer takes;          visible_  what the consumer may read up to;
+//   read_      next index the consumer reads;        acked_    what the consumer released.
+// A producer finding reserved - acked >= queue_size overflows (the fatal error). With a thread
+// attached, a new completion is populated (visible_ advanced) only when the context is armed
+// (request_notification); the first one after arming disarms it and triggers the thread once.
+// Without a thread there is nobody to notify: completions are populated at once (polled use).
+#pragma once
+
+#include <doca_dpa.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+struct doca_dpa_thread;
+
+namespace skiff::core::dpa {
+
+struct CompletionSlot {
+    std::atomic<uint64_t> seq{0}; // index + 1 once written
+    uint32_t type = 0;
+    uint32_t user_data = 0;
+    uint32_t immediate = 0;
+};
+
+} // namespace skiff::core::dpa
+
+struct doca_dpa_completion {
+    static constexpr uint32_t kMagic = 0x44504343; // "DPCC"
+    uint32_t magic = kMagic;
+    doca_dpa *dpa = nullptr;
+    unsigned queue_size = 0;
+    doca_dpa_thread *thread = nullptr;
+    bool started = false;
+    std::atomic<uint32_t> attached{0}; // async ops (and later RDMA contexts) posting to it
+    std::unique_ptr<skiff::core::dpa::CompletionSlot[]> ring;
+
+    alignas(64) std::atomic<uint64_t> reserved{0};
+    alignas(64) std::atomic<uint64_t> visible{0};
+    std::atomic<uint64_t> acked{0};
+    std::atomic<bool> armed{false};
+    alignas(64) uint64_t read = 0; // consumer only
+
+    // Producers. DOCA_ERROR_FULL on overflow (the context is then in its fatal state).
+    doca_error_t post(uint32_t type, uint32_t user_data, uint32_t immediate);
+    // Consumer (device side).
+    skiff::core::dpa::CompletionSlot *get();
+    void ack(uint64_t n);
+    void request_notification();
+
+  private:
+    void populate(uint64_t upto);
+};

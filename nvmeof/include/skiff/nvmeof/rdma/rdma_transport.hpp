@@ -1,0 +1,35 @@
+// The NVMe/RDMA transport: RDMA-CM listeners and the queue pairs of accepted connections
+// (RdmaQueuePair inside). A listener's fd is its RDMA-CM event channel.
+#pragma once
+
+#include "skiff/nvmeof/transport/transport.hpp"
+
+#include <map>
+
+struct rdma_cm_id;
+struct rdma_event_channel;
+
+namespace skiff::nvmeof::rdma {
+
+class RdmaTransport final : public transport::Transport {
+  public:
+    ~RdmaTransport() override;
+    const char *name() const override { return "rdma"; }
+    // Binds an RDMA-CM listener to addr. Fails with a message naming the address when no RDMA
+    // device is present or none has that address.
+    Result<int> listen(const transport::ListenAddress &addr) override;
+    uint16_t bound_port(int listen_fd) const override;
+    // Takes pending connect requests: rejects bad ones (with the NVMe/RDMA reject status) and
+    // returns the first one accepted, or nullptr when none is pending.
+    std::unique_ptr<transport::Connection> accept(int listen_fd, target::Target &target,
+                                                  const target::Port &port) override;
+
+  private:
+    struct Listener {
+        rdma_event_channel *channel = nullptr;
+        rdma_cm_id *id = nullptr;
+    };
+    std::map<int, Listener> listeners_; // by channel fd
+};
+
+} // namespace skiff::nvmeof::rdma

@@ -1,0 +1,64 @@
+// What a poll group offers the queues and backends it runs (implemented by dataplane's
+// PollGroup; defined here so nvmeof and backends need no dataplane header): its progress
+// engine, a way to watch an fd in its loop, and its table of backend channels, one per
+// (namespace, poll group). Everything here is used on the group's own thread only.
+//
+// How a queue finds its group: the group calls Connection::attach(ctx) on its thread when it
+// takes a connection over from the acceptor; the transport passes it to Queue::attach.
+#pragma once
+
+#include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/block_device.hpp"
+
+#include <doca_pe.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace skiff::nvmeof::target {
+
+class Namespace;
+
+class PollContext {
+  public:
+    using FdHandler = void (*)(void *arg);
+
+    PollContext();
+    // Implementations call close_channels() before their own members go (channels call back
+    // into unwatch_fd when they close).
+    virtual ~PollContext();
+    PollContext(const PollContext &) = delete;
+    PollContext &operator=(const PollContext &) = delete;
+
+    // The group's progress engine (DMA and other core contexts connect to it; their
+    // completions arrive inside the group's loop). nullptr where there is no loop.
+    virtual doca_pe *progress_engine() const = 0;
+    // Calls handler(arg) on the group's thread whenever fd is readable (level-triggered),
+    // until unwatch_fd(fd). The error says why (e.g. no loop to watch in).
+    virtual Status watch_fd(int fd, FdHandler handler, void *arg) = 0;
+    virtual void unwatch_fd(int fd) = 0;
+    // The group's index (its lane in every namespace's IoGate).
+    virtual int index() const = 0;
+
+    // The channel of ns on this group, opened on first use with `params`; nullptr when it
+    // cannot be opened (the reason is logged once). Per I/O: a short scan, no allocation once
+    // open. The table keeps the namespace's device alive while its channel exists.
+    IoChannel *channel(Namespace &ns, const ChannelParams &params);
+    // Backend I/O in flight on this group's channels.
+    uint32_t io_in_flight() const;
+    // Closes the idle channels of namespaces that no longer exist; call now and then.
+    void sweep_channels();
+    // Closes every channel (call once io_in_flight() == 0, before the group goes away).
+    void close_channels();
+
+    // A context for queues that no poll group drives (unit tests, tools): one per thread, no
+    // loop and no progress engine, so only synchronous backends can open a channel on it.
+    static PollContext &inline_context();
+
+  private:
+    struct Channel;
+    std::vector<Channel> channels_;
+};
+
+} // namespace skiff::nvmeof::target

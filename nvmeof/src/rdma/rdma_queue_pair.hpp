@@ -1,0 +1,114 @@
+// Internal: one NVMe/RDMA connection (queue pair). Raw verbs rather than doca_rdma: the data
+// path needs SEND with invalidate (the host's keyed SGL 0x4F), RDMA READ/WRITE against the
+// host's own keys chained with the response SEND in one post, and receive buffers reposted in
+// place; none of these is modelled by the DOCA task API.
+//
+// Resources, all made once per connection: its own RDMA-CM event channel (the id is migrated
+// off the listener's), one PD, one CQ with a completion channel, one RC QP, and ONE memory
+// registration covering the receive capsules, the response capsules and the data buffers.
+// The poll group watches an epoll fd holding the CM channel and the completion channel.
+#pragma once
+
+#include "rdma_request.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/core/status.hpp"
+#include "skiff/nvmeof/rdma/cm_private_data.hpp"
+#include "skiff/nvmeof/target/queue.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/transport/connection.hpp"
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace skiff::nvmeof::rdma {
+
+class RdmaQueuePair final : public transport::Connection, public target::TransportOps {
+  public:
+    RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &target, target::Port port);
+    ~RdmaQueuePair() override;
+
+    // Creates every resource and accepts the connection with `depth` entries. On failure the
+    // caller still owns the id (to reject it); the error says what failed.
+    Status start(const CmDecision &decision, const rdma_conn_param &host_param);
+
+    // transport::Connection
+    void attach(target::PollContext &ctx) override { queue_.attach(ctx); }
+    int fd() const override { return epoll_fd_; }
+    const std::string &peer() const override { return peer_; }
+    void on_readable() override;
+    void on_writable() override {}
+    bool wants_write() const override { return false; }
+    bool progress() override;
+    void poll(uint64_t now_ms) override;
+    // Requests whose backend I/O is in flight keep the connection (and its registered buffers)
+    // alive.
+    bool finished() const override { return finished_ && queue_.io_in_flight() == 0; }
+    void close(const char *why) override { finish(why); }
+
+    // target::TransportOps
+    void queue_response(target::Request &req) override;
+    const char *peer_name() const override { return peer_.c_str(); }
+
+  private:
+    // Work request ids: kind in the top byte, slot index below.
+    enum WrKind : uint64_t { kWrRecv = 1, kWrRead = 2, kWrSend = 3 };
+    static uint64_t wr_id(WrKind kind, uint32_t index) { return (uint64_t(kind) << 56) | index; }
+
+    Status create_resources(uint32_t max_rd_atomic);
+    void handle_cm_events();
+    void poll_cq();
+    void on_completion(const ibv_wc &wc);
+    void on_recv(uint16_t recv, uint32_t byte_len);
+
+    // Request transitions.
+    RdmaRequest *alloc_request();
+    void start_request(RdmaRequest &req, uint16_t recv, uint32_t byte_len);
+    void after_host_data(RdmaRequest &req);
+    void post_read(RdmaRequest &req);
+    void free_request(RdmaRequest &req);
+    void set_state(RdmaRequest &req, RdmaRequestState state);
+    bool post_recv(uint16_t recv);
+
+    void finish(const char *why);
+    void destroy();
+
+    uint8_t *capsule(uint16_t recv) const { return region_ + size_t(recv) * capsule_len_; }
+
+    std::shared_ptr<spdlog::logger> log_ = skiff::log::get("rdma");
+    rdma_cm_id *id_;
+    std::string peer_;
+    target::Target &target_;
+    target::Queue queue_;
+    const target::Limits limits_;
+    uint16_t depth_ = 0;
+
+    rdma_event_channel *channel_ = nullptr;
+    ibv_pd *pd_ = nullptr;
+    ibv_comp_channel *comp_channel_ = nullptr;
+    ibv_cq *cq_ = nullptr;
+    bool qp_created_ = false;
+    ibv_mr *mr_ = nullptr;
+    int epoll_fd_ = -1;
+    unsigned cq_events_ = 0; // to acknowledge before the CQ is destroyed
+    bool cq_more_ = false;   // the last poll stopped at its budget
+
+    // One registered region: [capsules: depth x capsule_len][responses: depth x 16][data].
+    uint8_t *region_ = nullptr;
+    size_t region_len_ = 0;
+    uint32_t capsule_len_ = 0; // 64-byte SQE + in-capsule data
+    wire::Cqe *responses_ = nullptr;
+
+    std::vector<RdmaRequest> reqs_;
+    std::vector<uint16_t> free_;
+    // Receives that arrived while every slot was still sending (FIFO ring of recv indexes).
+    std::vector<uint16_t> pending_;
+    size_t pending_head_ = 0, pending_count_ = 0;
+
+    bool finished_ = false;
+};
+
+} // namespace skiff::nvmeof::rdma

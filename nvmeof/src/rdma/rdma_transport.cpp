@@ -1,0 +1,141 @@
+#include "skiff/nvmeof/rdma/rdma_transport.hpp"
+
+#include "rdma_queue_pair.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/rdma/cm_private_data.hpp"
+
+#include <arpa/inet.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace skiff::nvmeof::rdma {
+
+namespace {
+
+// "ADDR:PORT" of the host behind a connect request.
+std::string peer_of(rdma_cm_id *id) {
+    const sockaddr *sa = rdma_get_peer_addr(id);
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in *>(sa)->sin_addr, ip, sizeof(ip));
+    return std::string(ip) + ":" + std::to_string(ntohs(rdma_get_dst_port(id)));
+}
+
+bool any_rdma_device() {
+    int n = 0;
+    ibv_device **list = ibv_get_device_list(&n);
+    if (list) ibv_free_device_list(list);
+    return list && n > 0;
+}
+
+} // namespace
+
+RdmaTransport::~RdmaTransport() {
+    for (auto &[fd, l] : listeners_) {
+        ::close(fd);
+        rdma_destroy_id(l.id);
+        rdma_destroy_event_channel(l.channel);
+    }
+}
+
+Result<int> RdmaTransport::listen(const transport::ListenAddress &addr) {
+    auto error = [&](const std::string &why) {
+        return make_error(DOCA_ERROR_NOT_FOUND, "rdma listener " + addr.str() + ": " + why);
+    };
+    if (!any_rdma_device())
+        return error("no RDMA device on this machine (ibv_get_device_list found none; for soft-RoCE: "
+                     "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <iface>)");
+    Listener l;
+    l.channel = rdma_create_event_channel();
+    if (!l.channel)
+        return error(std::string("cannot open the RDMA-CM event channel (/dev/infiniband/rdma_cm): ") +
+                     std::strerror(errno));
+    auto undo = [&](const std::string &why) {
+        int e = errno;
+        if (l.id) rdma_destroy_id(l.id);
+        rdma_destroy_event_channel(l.channel);
+        return error(why + ": " + std::strerror(e));
+    };
+    int flags = fcntl(l.channel->fd, F_GETFL);
+    if (flags < 0 || fcntl(l.channel->fd, F_SETFL, flags | O_NONBLOCK)) return undo("O_NONBLOCK");
+    if (rdma_create_id(l.channel, &l.id, nullptr, RDMA_PS_TCP)) return undo("rdma_create_id");
+    sockaddr_in sin{};
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons(addr.port);
+    inet_pton(AF_INET, addr.host.c_str(), &sin.sin_addr);
+    if (rdma_bind_addr(l.id, reinterpret_cast<sockaddr *>(&sin)))
+        return undo("no RDMA device has address " + addr.host + " (rdma_bind_addr)");
+    if (rdma_listen(l.id, 128)) return undo("rdma_listen");
+    // The service closes the fd it is given; the channel keeps its own.
+    int fd = dup(l.channel->fd);
+    if (fd < 0) return undo("dup");
+    listeners_[fd] = l;
+    if (l.id->verbs)
+        skiff::log::get("rdma")->info("rdma listener {} on device {}", addr.str(),
+                                      ibv_get_device_name(l.id->verbs->device));
+    return fd;
+}
+
+uint16_t RdmaTransport::bound_port(int listen_fd) const {
+    auto it = listeners_.find(listen_fd);
+    return it == listeners_.end() ? 0 : ntohs(rdma_get_src_port(it->second.id));
+}
+
+std::unique_ptr<transport::Connection> RdmaTransport::accept(int listen_fd, target::Target &target,
+                                                             const target::Port &port) {
+    auto it = listeners_.find(listen_fd);
+    if (it == listeners_.end()) return nullptr;
+    auto log = skiff::log::get("rdma");
+    const target::Limits &limits = target.limits();
+    rdma_cm_event *ev = nullptr;
+    while (rdma_get_cm_event(it->second.channel, &ev) == 0) {
+        if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+            log->debug("listener {}: CM event {}", port.traddr, rdma_event_str(ev->event));
+            rdma_ack_cm_event(ev);
+            continue;
+        }
+        // Copy what we need: the event (and its private data) is gone once acknowledged.
+        rdma_cm_id *id = ev->id;
+        rdma_conn_param host = ev->param.conn;
+        uint8_t priv[64] = {};
+        size_t priv_len = std::min<size_t>(host.private_data_len, sizeof(priv));
+        if (host.private_data) std::memcpy(priv, host.private_data, priv_len);
+        host.private_data = nullptr;
+        host.private_data_len = 0;
+        rdma_ack_cm_event(ev);
+
+        std::string peer = peer_of(id);
+        ibv_device_attr dev{};
+        CmLimits cm{limits.max_io_queues, limits.max_admin_queue_depth, limits.max_queue_depth, 0};
+        if (ibv_query_device(id->verbs, &dev) == 0)
+            cm.device_max_wr = static_cast<uint32_t>(std::min(dev.max_qp_wr / 2, dev.max_cqe / 3));
+        CmDecision d = check_connect(priv, priv_len, host.initiator_depth, cm);
+        auto reject = [&](uint16_t status, const std::string &why) {
+            log->warn("{}: RDMA connect rejected (qid {}): {} (status {:#x}: {})", peer, d.qid, why, status,
+                      to_string(static_cast<CmRejectStatus>(status)));
+            CmReject rej = make_reject(status);
+            rdma_reject(id, &rej, sizeof(rej));
+        };
+        if (!d.accepted()) {
+            reject(d.status, d.why);
+            rdma_destroy_id(id);
+            continue;
+        }
+        auto qp = std::make_unique<RdmaQueuePair>(id, peer, target, port);
+        if (auto st = qp->start(d, host); !st) {
+            reject(kRejectNoResources, st.error().message);
+            continue; // the queue pair destroys the id
+        }
+        log->debug("{}: RDMA connect accepted: qid {} depth {}", peer, d.qid, d.depth);
+        return qp;
+    }
+    return nullptr;
+}
+
+} // namespace skiff::nvmeof::rdma

@@ -1,0 +1,84 @@
+#include "skiff/nvmeof/target/poll_context.hpp"
+
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/io_gate.hpp"
+#include "skiff/nvmeof/target/namespace.hpp"
+
+#include <algorithm>
+
+namespace skiff::nvmeof::target {
+
+struct PollContext::Channel {
+    uint64_t ns_uid = 0;
+    std::weak_ptr<Namespace> ns; // expires when the namespace is gone
+    bool watched = false;        // ns was shared-owned at open (else never swept)
+    std::shared_ptr<BlockDevice> device;
+    std::unique_ptr<IoChannel> io; // nullptr: opening failed (logged once)
+};
+
+PollContext::PollContext() = default;
+
+PollContext::~PollContext() {
+    close_channels();
+}
+
+IoChannel *PollContext::channel(Namespace &ns, const ChannelParams &params) {
+    for (auto &c : channels_)
+        if (c.ns_uid == ns.uid()) return c.io.get();
+    // First I/O of this namespace on this group: open its channel (allocates, once).
+    Channel c;
+    c.ns_uid = ns.uid();
+    c.ns = ns.weak_from_this();
+    c.watched = !c.ns.expired();
+    c.device = ns.device_ptr();
+    auto opened = c.device->open_channel(*this, params);
+    if (opened)
+        c.io = std::move(*opened);
+    else
+        skiff::log::get("nvmeof")->error("poll group {}: cannot open a {} channel for namespace {}: {}",
+                                         index(), c.device->kind(), ns.nsid(), opened.error().message);
+    channels_.push_back(std::move(c));
+    return channels_.back().io.get();
+}
+
+uint32_t PollContext::io_in_flight() const {
+    uint32_t n = 0;
+    for (const auto &c : channels_)
+        if (c.io) n += c.io->in_flight();
+    return n;
+}
+
+void PollContext::sweep_channels() {
+    std::erase_if(channels_, [](const Channel &c) {
+        return c.watched && c.ns.expired() && (!c.io || c.io->in_flight() == 0);
+    });
+}
+
+void PollContext::close_channels() {
+    // Channels before their devices (member order of Channel does the rest).
+    for (auto &c : channels_) c.io.reset();
+    channels_.clear();
+}
+
+namespace {
+
+// No loop: nothing to watch, no progress engine; synchronous backends need neither.
+class InlineContext final : public PollContext {
+  public:
+    doca_pe *progress_engine() const override { return nullptr; }
+    Status watch_fd(int, FdHandler, void *) override {
+        return make_error(DOCA_ERROR_NOT_SUPPORTED,
+                          "this queue is not driven by a poll group (no loop to watch completions in)");
+    }
+    void unwatch_fd(int) override {}
+    int index() const override { return IoGate::thread_lane(); }
+};
+
+} // namespace
+
+PollContext &PollContext::inline_context() {
+    thread_local InlineContext ctx;
+    return ctx;
+}
+
+} // namespace skiff::nvmeof::target
