@@ -244,3 +244,70 @@ TEST_F(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaCh
               uint32_t(NVME_AER_NOTICE | (NVME_AER_NOTICE_ANA << 8) | (NVME_LOG_LID_ANA << 16)));
     EXPECT_EQ(ana_state(*ctrl), NVME_ANA_STATE_INACCESSIBLE);
 }
+
+// Many commands in flight on one queue: each becomes a DMA task on the poll group's channel and
+// completes from the group's progress engine, in any order. Then Compare (the stored bytes are
+// DMAed into the channel's bounce buffer) and a Write Zeroes longer than the channel's zero
+// buffer (several DMA tasks one after the other).
+TEST_F(integration_hostmem, ManyCommandsInFlightCompareAndLongWriteZeroes) {
+    start_host();
+    start_hostmem_target();
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+    wait_accessible(*ctrl);
+    TcpQueue &q = ctrl->io_queue(0);
+
+    constexpr uint32_t kCommands = 32, kBlocks = 16; // 8 KiB each
+    std::vector<std::vector<uint8_t>> data(kCommands), back(kCommands);
+    auto run_all = [&](bool write) {
+        for (uint32_t i = 0; i < kCommands; ++i) {
+            auto &buf = write ? data[i] : back[i];
+            wire::Sqe sqe = write ? cmd::write(1, 1000 + i * kBlocks, kBlocks)
+                                  : cmd::read(1, 1000 + i * kBlocks, kBlocks);
+            ASSERT_OK(q.submit(sqe, write ? DataDir::kHostToController : DataDir::kControllerToHost,
+                               buf.data(), static_cast<uint32_t>(buf.size()), i, i + 1 < kCommands));
+        }
+        for (uint32_t got = 0; got < kCommands;) {
+            Result<uint32_t> n = q.poll(10s);
+            ASSERT_OK(n);
+            Completion c;
+            while (q.pop_completion(c)) {
+                EXPECT_EQ(c.status() & 0xFFFE, 0)
+                    << "command " << c.tag << ": " << describe_status(c.status());
+                ++got;
+            }
+        }
+    };
+    for (uint32_t i = 0; i < kCommands; ++i) {
+        data[i] = pattern(kBlocks * kBlock, 100 + i);
+        back[i].assign(kBlocks * kBlock, 0xEE);
+    }
+    run_all(true);
+    run_all(false);
+    for (uint32_t i = 0; i < kCommands; ++i) {
+        EXPECT_TRUE(back[i] == data[i]) << "command " << i << " read back other bytes";
+        EXPECT_TRUE(host_bytes((1000 + i * kBlocks) * kBlock, kBlocks * kBlock) == data[i])
+            << "command " << i << ": skiff-host's memory does not hold the written bytes";
+    }
+
+    // Compare: equal, then one byte off.
+    std::vector<uint8_t> expect = data[3];
+    wire::Sqe cmp = cmd::write(1, 1000 + 3 * kBlocks, kBlocks);
+    cmp.opcode = nvme_cmd_compare;
+    EXPECT_EQ(status_of(*ctrl, cmp, DataDir::kHostToController, expect.data(),
+                        static_cast<uint32_t>(expect.size())),
+              0);
+    expect[4097] ^= 1;
+    uint16_t st = status_of(*ctrl, cmp, DataDir::kHostToController, expect.data(),
+                            static_cast<uint32_t>(expect.size()));
+    EXPECT_EQ(st, wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true) & 0xFFFE)
+        << describe_status(st);
+
+    // Write Zeroes over 3 MiB (the channel's zero buffer is 1 MiB): every byte zero in the host.
+    std::vector<uint8_t> ones(kBlock, 0xAB);
+    ASSERT_EQ(write_status(*ctrl, 9000, ones), 0);
+    ASSERT_OK(ctrl->write_zeroes(0, 1, 8192, 6144));
+    std::vector<uint8_t> zeroed = host_bytes(9000 * kBlock, kBlock);
+    ASSERT_EQ(zeroed.size(), kBlock);
+    EXPECT_TRUE(std::all_of(zeroed.begin(), zeroed.end(), [](uint8_t b) { return b == 0; }));
+}
