@@ -98,13 +98,8 @@ void HostmemChannel::submit(BackendIo &io) {
         return finish(io, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE, true));
     if (io.len == 0) return finish(io, 0);
     // Keep order: nothing overtakes what already waits.
-    if (!wait_head_ && start_io(io)) return;
-    io.next = nullptr;
-    if (wait_tail_)
-        wait_tail_->next = &io;
-    else
-        wait_head_ = &io;
-    wait_tail_ = &io;
+    if (waiting_.empty() && start_io(io)) return;
+    waiting_.push_back(io);
 }
 
 // After a failed task the context stops (as on hardware) and goes IDLE once its tasks are back;
@@ -266,16 +261,10 @@ void HostmemChannel::finish(BackendIo &io, uint16_t status) {
 }
 
 void HostmemChannel::start_waiting() {
-    while (wait_head_) {
-        // Unlink first: start_io may run io.done, which may submit this same descriptor again.
-        BackendIo &io = *wait_head_;
-        wait_head_ = io.next;
-        if (!wait_head_) wait_tail_ = nullptr;
-        if (!start_io(io)) {
-            io.next = wait_head_;
-            wait_head_ = &io;
-            if (!wait_tail_) wait_tail_ = &io;
-            break;
+    while (BackendIo *io = waiting_.pop_front()) {
+        if (!start_io(*io)) {
+            waiting_.push_front(*io); // still no room
+            return;
         }
     }
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "skiff/dataplane/hostmem_device.hpp"
+#include "io_wait_list.hpp"
 #include "skiff/nvmeof/target/poll_context.hpp"
 #include "skiff/nvmeof/transport/buffer_areas.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
@@ -89,7 +90,7 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     std::vector<uint8_t *> free_bounce_;
     uint32_t in_flight_ = 0; // I/O whose done has not run
     uint32_t dma_tasks_ = 0; // tasks submitted, not yet completed
-    nvmeof::target::BackendIo *wait_head_ = nullptr, *wait_tail_ = nullptr;
+    IoWaitList waiting_;
 
     doca_mmap *import_ = nullptr;
     const ExportRecord *imported_from_ = nullptr;
