@@ -20,6 +20,9 @@
 #                     the host; in the guest the kernel initiator connects (it reads the ANA log
 #                     at connect: group 1 must be optimized), fio crc32c verify through the DMA
 #                     path, disconnect; SIGTERM stops both (skiff-host revokes its export).
+#   hostmem-rdma      skiff-host and skiff-target --transport rdma --backend hostmem INSIDE the guest
+#                     on soft-RoCE; the kernel nvme-rdma initiator reads the ANA log (optimized),
+#                     fio crc32c verify through DMA into the RDMA queue pairs' regions.
 #   rdma-target       skiff-target --transport rdma INSIDE the guest on soft-RoCE (rxe0,
 #                     192.168.77.1); the kernel nvme-rdma initiator discovers, connects, fio crc32c
 #                     verify (4k random + 128k sequential), disconnects.
@@ -119,6 +122,19 @@ test_rdma_target() {
     "$lab/examples/guest-target-rdma.sh"
 }
 
+test_hostmem_rdma() {
+  # hostmem behind NVMe/RDMA: skiff-host and skiff-target both in the guest (the host has no
+  # RDMA); the DMA lands straight in the RDMA queue pair's registered region.
+  local channel=/tmp/skiff-lab-host.sock
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem-rdma \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="/lab/guest/with-host-libs $checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
+  GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
+    "$lab/examples/guest-target-rdma.sh"
+}
+
 test_rdma_reconnect() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
 }
@@ -135,7 +151,7 @@ run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
 run --rw read --bs 128k --qd 8 --time 1s --json"
 }
 
-all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet hostmem-tcp rdma-target rdma-reconnect perf-vs-nvmet)
+all_tests=(host-target-tcp kernel-initiator-options initiator-vs-nvmet hostmem-tcp hostmem-rdma rdma-target rdma-reconnect perf-vs-nvmet)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
