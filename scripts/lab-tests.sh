@@ -20,6 +20,13 @@
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
 #                     queues with commands in flight, flush / write zeroes / deallocate, the
 #                     statuses of bad commands, shutdown.
+#   hostmem-tcp       build/bin/skiff-host exporting 64 MiB and skiff-target --backend hostmem on
+#                     the host; in the guest the kernel initiator connects (it reads the ANA log
+#                     at connect: group 1 must be optimized), fio crc32c verify through the DMA
+#                     path, disconnect; SIGTERM stops both (skiff-host revokes its export).
+#   hostmem-rdma      skiff-host and skiff-target --transport rdma --backend hostmem INSIDE the guest
+#                     on soft-RoCE; the kernel nvme-rdma initiator reads the ANA log (optimized),
+#                     fio crc32c verify through DMA into the RDMA queue pairs' regions.
 #   rdma-target       skiff-target --transport rdma INSIDE the guest on soft-RoCE (rxe0,
 #                     192.168.77.1); the kernel nvme-rdma initiator discovers, connects, fio crc32c
 #                     verify (4k random + 128k sequential), disconnects.
@@ -102,6 +109,18 @@ lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
 /lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
 }
 
+test_hostmem_tcp() {
+  local channel="/tmp/skiff-lab-host-$$.sock"
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem \
+  TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="$checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
+  GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
+    "$lab/examples/host-target-tcp.sh"
+}
+
 test_rdma_target() {
   # The target runs in the guest (the host has no RDMA); the guest sees the checkout at the same
   # path and takes missing host libraries through with-host-libs.
@@ -111,6 +130,19 @@ test_rdma_target() {
   TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
   GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, nsze $LAB_NSZE as configured'" \
+    "$lab/examples/guest-target-rdma.sh"
+}
+
+test_hostmem_rdma() {
+  # hostmem behind NVMe/RDMA: skiff-host and skiff-target both in the guest (the host has no
+  # RDMA); the DMA lands straight in the RDMA queue pair's registered region.
+  local channel=/tmp/skiff-lab-host.sock
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem-rdma \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="/lab/guest/with-host-libs $checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
+  GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
     "$lab/examples/guest-target-rdma.sh"
 }
 
@@ -152,7 +184,9 @@ echo "doca-rdma: server exit $src, client exit $crc"
 [ $src = 0 ] && [ $crc = 0 ]'
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet doca-rdma)
+
+
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet doca-rdma hostmem-tcp hostmem-rdma)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -35,6 +35,17 @@ void read_aio(JsonReader &r, const json &in, const std::string &path, BackendCon
                     {"create", create.value_or(false)}};
 }
 
+// Host memory that skiff-host exports (the hostmem backend's options, HostmemOptions).
+void read_hostmem(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {
+    auto channel = r.string(in, path, "channel", true, "/run/skiff-host.sock");
+    if (channel && (channel->empty() || (*channel)[0] != '/'))
+        r.error(join(path, "channel"), "expected the absolute path of skiff-host's socket, got " +
+                                           quote(in["channel"]));
+    read_memory_size(r, in, path, out);
+    auto pci = r.string(in, path, "dpu_pci", false, "03:00.0");
+    out.settings = {{"channel", channel.value_or("")}, {"dpu_pci", pci.value_or("03:00.0")}};
+}
+
 } // namespace
 
 const std::vector<BackendKind> &backend_kinds() {
@@ -45,6 +56,10 @@ const std::vector<BackendKind> &backend_kinds() {
          "a regular file or block device through libaio (O_DIRECT unless buffered)",
          {"path", "size", "buffered", "queue_depth", "create"},
          read_aio},
+        {"hostmem",
+         "host memory exported by skiff-host, moved with DMA (ANA-inaccessible while the host is away)",
+         {"channel", "size", "dpu_pci"},
+         read_hostmem},
     };
     return kinds;
 }

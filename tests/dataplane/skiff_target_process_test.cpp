@@ -136,7 +136,7 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
               "rdma listener 203.0.113.9:4420: no RDMA device"},
              {{"--size", "3 bananas"}, "such as 512MiB or 1GiB"},
              {{"--block-size", "1000"}, "use 512 or 4096"},
-             {{"--backend", "disk"}, "use ram, null or aio"},
+             {{"--backend", "disk"}, "use ram, null, aio or hostmem"},
              {{"--listen", "localhost4420"}, "expected ADDR:PORT"},
              {{"--allow-host", "bob"}, "does not start with \"nqn.yyyy-mm.\""},
          }) {

@@ -55,10 +55,20 @@ bool answers_icreq(uint16_t port) {
 } // namespace
 
 TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t ready_port) {
+    launch(target_binary(), args, [ready_port] { return answers_icreq(ready_port); });
+}
+
+TargetProcess::TargetProcess(const std::string &name, const std::vector<std::string> &args,
+                             const std::function<bool()> &ready) {
+    launch(std::string(SKIFF_BIN_DIR) + "/" + name, args, ready);
+}
+
+void TargetProcess::launch(const std::string &binary, const std::vector<std::string> &args,
+                           const std::function<bool()> &ready) {
     char path[] = "/tmp/skiff-itest-target-XXXXXX";
     int log_fd = ::mkstemp(path);
     log_path_ = path;
-    std::vector<std::string> argv_s{target_binary()};
+    std::vector<std::string> argv_s{binary};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     for (const auto &a : argv_s) command_line_ += (command_line_.empty() ? "" : " ") + a;
 
@@ -77,7 +87,7 @@ TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t read
     ::close(log_fd);
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (std::chrono::steady_clock::now() < deadline && running()) {
-        if (answers_icreq(ready_port)) {
+        if (ready()) {
             started_ = true;
             return;
         }
@@ -115,6 +125,16 @@ int TargetProcess::stop() {
         }
         std::this_thread::sleep_for(10ms);
     }
+    return exit_code_;
+}
+
+int TargetProcess::kill_now() {
+    if (!running()) return exit_code_;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    exit_code_ = 128 + SIGKILL;
+    pid_ = -1;
     return exit_code_;
 }
 

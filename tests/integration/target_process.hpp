@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ class TargetProcess {
     // Runs <bin dir>/skiff-target with args and waits (up to 20 s) until ready_port answers an
     // ICReq with an ICResp. started() says whether that happened; log() says why not.
     TargetProcess(const std::vector<std::string> &args, uint16_t ready_port);
+    // Any other skiff process (skiff-host): <bin dir>/name with args, started() once ready()
+    // returned true (polled up to 20 s).
+    TargetProcess(const std::string &name, const std::vector<std::string> &args, const std::function<bool()> &ready);
     ~TargetProcess();
     TargetProcess(const TargetProcess &) = delete;
     TargetProcess &operator=(const TargetProcess &) = delete;
@@ -28,10 +32,14 @@ class TargetProcess {
     bool running();
     // SIGTERM, then waits (SIGKILL after 10 s). Returns the exit code, 128+N for signal N.
     int stop();
+    // SIGKILL, then waits: a crash, as the peers see it.
+    int kill_now();
     std::string log() const;
     const std::string &command_line() const { return command_line_; }
 
   private:
+    void launch(const std::string &binary, const std::vector<std::string> &args, const std::function<bool()> &ready);
+
     pid_t pid_ = -1;
     int exit_code_ = -1;
     bool started_ = false;

@@ -30,8 +30,13 @@ void add_options(CLI::App &app, Options &o) {
                    "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")
         ->capture_default_str();
     app.add_option("--backend", o.backend,
-                   "namespace storage: ram (in memory), null (reads zeroes, drops writes) or aio (a file\n"
-                   "or block device given by --path, through libaio)")
+                   "namespace storage: ram (in memory), null (reads zeroes, drops writes), aio (a file\n"
+                   "or block device given by --path, through libaio) or hostmem (host memory exported by\n"
+                   "skiff-host, moved with DMA; see --hostmem-channel)")
+        ->capture_default_str();
+    app.add_option("--hostmem-channel", o.hostmem_channel,
+                   "--backend hostmem: skiff-host's control channel (Unix socket path); skiff-host must\n"
+                   "export at least --size bytes")
         ->capture_default_str();
     app.add_option("--path", o.path,
                    "--backend aio: the file or block device. With --size, a regular file is created or\n"
@@ -70,8 +75,9 @@ Result<config::Config> config_from_options(const Options &o) {
     if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
     if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
     if (o.model.size() > 40) return fail("--model: at most 40 characters");
-    if (o.backend != "ram" && o.backend != "null" && !aio)
-        return fail("--backend \"" + o.backend + "\": unknown; use ram, null or aio");
+    bool hostmem = o.backend == "hostmem";
+    if (o.backend != "ram" && o.backend != "null" && !aio && !hostmem)
+        return fail("--backend \"" + o.backend + "\": unknown; use ram, null, aio or hostmem");
     if (aio && o.path.empty()) return fail("--backend aio needs --path FILE (a regular file or a block device)");
     if (!aio && (!o.path.empty() || o.buffered))
         return fail("--path and --buffered go with --backend aio");
@@ -91,6 +97,8 @@ Result<config::Config> config_from_options(const Options &o) {
                     {"buffered", o.buffered},
                     {"queue_depth", 128},
                     {"create", !o.size.empty()}};
+    if (hostmem)
+        settings = {{"channel", std::filesystem::absolute(o.hostmem_channel).string()}, {"dpu_pci", "03:00.0"}};
     c.backends.push_back({"ns1", o.backend, *size, settings});
     config::SubsystemConfig s;
     s.nqn = o.nqn;

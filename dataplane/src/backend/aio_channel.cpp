@@ -103,13 +103,8 @@ void AioChannel::submit(BackendIo &io) {
         break;
     }
     // Keep order: nothing overtakes what already waits.
-    if (!wait_head_ && start_io(io)) return;
-    io.next = nullptr;
-    if (wait_tail_)
-        wait_tail_->next = &io;
-    else
-        wait_head_ = &io;
-    wait_tail_ = &io;
+    if (waiting_.empty() && start_io(io)) return;
+    waiting_.push_back(io);
 }
 
 bool AioChannel::start_io(BackendIo &io) {
@@ -206,15 +201,11 @@ void AioChannel::reap() {
 }
 
 void AioChannel::start_waiting() {
-    while (wait_head_) {
-        BackendIo &io = *wait_head_;
-        wait_head_ = io.next;
-        if (!wait_head_) wait_tail_ = nullptr;
-        if (start_io(io)) continue;
-        io.next = wait_head_; // still no room: back to the front
-        wait_head_ = &io;
-        if (!wait_tail_) wait_tail_ = &io;
-        return;
+    while (BackendIo *io = waiting_.pop_front()) {
+        if (!start_io(*io)) {
+            waiting_.push_front(*io); // still no room
+            return;
+        }
     }
 }
 

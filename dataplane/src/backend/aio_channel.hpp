@@ -7,6 +7,7 @@
 
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/aio_device.hpp"
+#include "io_wait_list.hpp"
 #include "skiff/nvmeof/target/poll_context.hpp"
 
 #include <libaio.h>
@@ -61,7 +62,7 @@ class AioChannel final : public nvmeof::target::IoChannel {
     uint8_t *zero_buf_ = nullptr;
     uint32_t zero_len_ = 0;
     uint32_t in_flight_ = 0;
-    nvmeof::target::BackendIo *wait_head_ = nullptr, *wait_tail_ = nullptr;
+    IoWaitList waiting_;
     std::shared_ptr<spdlog::logger> log_ = skiff::log::get("dataplane");
 };
 

@@ -1,6 +1,7 @@
 #include "skiff/dataplane/backend_factory.hpp"
 
 #include "skiff/dataplane/aio_device.hpp"
+#include "skiff/dataplane/hostmem_device.hpp"
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
 
@@ -32,11 +33,19 @@ Made make_aio(const config::BackendConfig &b) {
     return std::shared_ptr<nvmeof::target::BlockDevice>(*aio);
 }
 
+// HostmemOptions from the validated settings (config/src/backend_kinds.cpp read_hostmem).
+Made make_hostmem(const config::BackendConfig &b) {
+    auto hm = HostmemDevice::create({b.settings.value("channel", ""), b.size_bytes,
+                                     b.settings.value("dpu_pci", "03:00.0")});
+    if (!hm) return hm.error();
+    return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
+}
+
 struct Factory {
     const char *kind;
     Made (*make)(const config::BackendConfig &);
 };
-constexpr Factory kFactories[] = {{"ram", make_ram}, {"null", make_null}, {"aio", make_aio}};
+constexpr Factory kFactories[] = {{"ram", make_ram}, {"null", make_null}, {"aio", make_aio}, {"hostmem", make_hostmem}};
 
 } // namespace
 

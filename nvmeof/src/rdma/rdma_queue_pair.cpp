@@ -1,5 +1,7 @@
 #include "rdma_queue_pair.hpp"
 
+#include "skiff/nvmeof/transport/buffer_areas.hpp"
+
 #include <nvme/types.h>
 
 #include <algorithm>
@@ -134,6 +136,7 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
         return fail("mmap of " + std::to_string(region_len_) + " bytes of queue buffers");
     }
     region_ = static_cast<uint8_t *>(p);
+    transport::buffer_areas::add(region_, region_len_); // DMA backends (hostmem) may target the slots
     responses_ = reinterpret_cast<wire::Cqe *>(region_ + caps);
     uint8_t *data = region_ + caps + resps;
     // The target only reads and writes its own buffers (the host never touches them remotely).
@@ -168,7 +171,10 @@ void RdmaQueuePair::destroy() {
     qp_created_ = false;
     if (mr_) ibv_dereg_mr(mr_);
     mr_ = nullptr;
-    if (region_) munmap(region_, region_len_);
+    if (region_) {
+        transport::buffer_areas::remove(region_);
+        munmap(region_, region_len_);
+    }
     region_ = nullptr;
     if (cq_) {
         ibv_ack_cq_events(cq_, cq_events_);

@@ -1,4 +1,5 @@
 #include "skiff/nvmeof/target/controller.hpp"
+#include "ana.hpp"
 
 #include <algorithm>
 
@@ -17,6 +18,8 @@ Controller::Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, st
     ns_generation_seen_ = subsystem_->namespace_generation();
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
         if (subsystem_->find_namespace(nsid)) active_ns_mask_ |= 1ull << (nsid - 1);
+    // Likewise ANA states as they are now: the host reads them at connect.
+    ana_changes_seen_ = detail::ana_change_count(*subsystem_);
 }
 
 uint64_t Controller::cap() const {

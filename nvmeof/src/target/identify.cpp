@@ -1,5 +1,6 @@
 // Identify (CNS 00h, 01h, 02h, 03h, 05h, 06h, 1Ch) for I/O and discovery controllers.
 #include "identify.hpp"
+#include "ana.hpp"
 
 #include "commands.hpp"
 #include "skiff/nvmeof/target/target.hpp"
@@ -127,6 +128,7 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
     id.vwc = NVME_CTRL_VWC_PRESENT;
     id.acwu = 0; // compare and write is atomic up to one block (0's based)
+    fill_identify_controller_ana(id);
 }
 
 void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
@@ -141,6 +143,7 @@ void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
     std::memcpy(id.nguid, ns.ids().nguid.data(), sizeof(id.nguid));
     std::memcpy(id.eui64, ns.ids().eui64.data(), sizeof(id.eui64));
     id.lbaf[0].ds = ns.block_shift();
+    id.anagrpid = ana_group_of(ns.nsid());
 }
 
 bool parse_identify(Request &req) {

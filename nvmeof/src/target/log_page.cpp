@@ -1,7 +1,8 @@
 // Get Log Page: error (01h), SMART / health (02h), firmware slot (03h), changed namespace
-// list (04h), commands supported and effects (05h), discovery (70h, discovery.cpp).
+// list (04h), commands supported and effects (05h), ANA (0Ch, ana.cpp), discovery (70h, discovery.cpp).
 #include "commands.hpp"
 #include "discovery.hpp"
+#include "ana.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
 #include <cstring>
@@ -118,6 +119,9 @@ bool parse_get_log_page(Request &req) {
         return true;
     case NVME_LOG_LID_CMD_EFFECTS:
         req.execute = log_command_effects;
+        return true;
+    case NVME_LOG_LID_ANA:
+        req.execute = log_ana;
         return true;
     default:
         return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE);

@@ -124,6 +124,13 @@ bool Queue::poll(uint64_t now_ms) {
         ctrl_->mask_ns_event();
         complete(*aer);
     }
+    if (ctrl_->parked_aers() && ctrl_->collect_ana_changes()) {
+        Request *aer = ctrl_->take_aer();
+        // Notice (type 2), ANA change (info 3), log page 0Ch.
+        aer->cqe.result = NVME_AER_NOTICE | (NVME_AER_NOTICE_ANA << 8) | (NVME_LOG_LID_ANA << 16);
+        ctrl_->mask_ana_event();
+        complete(*aer);
+    }
     return true;
 }
 

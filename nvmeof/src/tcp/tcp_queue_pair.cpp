@@ -2,6 +2,7 @@
 
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/crc32c.hpp"
+#include "skiff/nvmeof/transport/buffer_areas.hpp"
 
 #include <nvme/types.h>
 
@@ -61,6 +62,7 @@ TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, tar
         return;
     }
     buffers_ = static_cast<uint8_t *>(p);
+    transport::buffer_areas::add(buffers_, buffers_len_); // DMA backends may target these slots
     free_.reserve(reqs_.size());
     for (size_t i = reqs_.size(); i-- > 0;) {
         reqs_[i].ttag = static_cast<uint16_t>(i);
@@ -76,7 +78,10 @@ TcpQueuePair::~TcpQueuePair() {
     for (auto &req : reqs_) queue_.release(req); // requests that never completed
 
     ::close(fd_);
-    if (buffers_) munmap(buffers_, buffers_len_);
+    if (buffers_) {
+        transport::buffer_areas::remove(buffers_);
+        munmap(buffers_, buffers_len_);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -91,6 +91,12 @@ class BlockDevice {
     // Opens this device's channel for one poll group. Called on that group's thread.
     virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx,
                                                             const ChannelParams &params) = 0;
+
+    // Asymmetric namespace access (ana.cpp): false while the storage cannot be reached through
+    // this target (hostmem: the host agent is gone); its I/O then fails with ANA Inaccessible.
+    // ana_changes() counts transitions, so controllers know when to raise the ANA change event.
+    virtual bool accessible() const { return true; }
+    virtual uint64_t ana_changes() const { return 0; }
 };
 
 // Base for backends whose every operation finishes at once (null, RAM): they implement the

@@ -96,6 +96,19 @@ class Controller {
     bool ns_event_masked() const { return ns_event_masked_; }
     void mask_ns_event() { ns_event_masked_ = true; }
 
+    // ANA change tracking (ana.cpp): true when a namespace's ANA state changed since the last
+    // event and the ANA change notice is enabled and not masked (it is masked once raised, until
+    // the host reads log page 0Ch).
+    bool collect_ana_changes();
+    void mask_ana_event() { ana_event_masked_ = true; }
+    // The host read log page 0Ch (without RAE) when the change count was `seen`: what it read is
+    // no longer news, and the notice is armed again.
+    void ana_log_read(uint64_t seen) {
+        ana_changes_seen_ = seen;
+        ana_changes_pending_ = false;
+        ana_event_masked_ = false;
+    }
+
   private:
     static constexpr uint16_t kMaxQid = 64;
 
@@ -125,6 +138,10 @@ class Controller {
     std::array<uint32_t, kMaxNamespaces> changed_{};
     size_t changed_count_ = 0;
     bool ns_event_masked_ = false;
+
+    uint64_t ana_changes_seen_ = 0;
+    bool ana_changes_pending_ = false;
+    bool ana_event_masked_ = false;
 };
 
 } // namespace skiff::nvmeof::target

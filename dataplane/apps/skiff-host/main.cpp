@@ -1,0 +1,210 @@
+// skiff-host: the host-side agent of the hostmem backend. Allocates a memory region, registers it
+// in a doca_mmap on a host PCI function with PCI read-write permission, exports it with
+// doca_mmap_export_pci and hands the descriptor to skiff-target (on the DPU) over a control
+// channel. It stays up answering health checks; SIGTERM or SIGINT revokes the export (the target
+// sees it at once: its namespace turns ANA-inaccessible) and exits.
+#include "skiff/core/device.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/dataplane/hostmem/control_channel.hpp"
+#include "skiff/dataplane/size_text.hpp"
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include <CLI/CLI.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sstream>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace skiff;
+namespace hm = skiff::dataplane::hostmem;
+
+struct Options {
+    std::string channel = "/tmp/skiff-host.sock";
+    std::string size = "64MiB";
+    std::string memory = "anon";
+    std::string file;
+    std::string pci = "0b:00.0";
+    bool test_commands = false;
+    std::string log_level = "info";
+};
+
+int fail(const std::string &message) {
+    std::fprintf(stderr, "skiff-host: %s\n", message.c_str());
+    return 1;
+}
+
+// The region the host lends to the target.
+struct Region {
+    uint8_t *base = nullptr;
+    size_t len = 0;
+};
+
+Result<Region> allocate(const Options &o, size_t len) {
+    void *p = MAP_FAILED;
+    if (o.memory == "anon" || o.memory == "hugepages") {
+        int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (o.memory == "hugepages" ? MAP_HUGETLB : 0);
+        p = mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+        if (p == MAP_FAILED)
+            return make_error(DOCA_ERROR_NO_MEMORY,
+                              "--memory " + o.memory + ": cannot map " + std::to_string(len) +
+                                  " bytes: " + std::strerror(errno) +
+                                  (o.memory == "hugepages" ? " (are hugepages reserved in "
+                                                             "/proc/sys/vm/nr_hugepages?)"
+                                                           : ""));
+    } else if (o.memory == "file") {
+        if (o.file.empty()) return make_error(DOCA_ERROR_INVALID_VALUE, "--memory file needs --file PATH");
+        int fd = open(o.file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0 || ftruncate(fd, static_cast<off_t>(len)) != 0) {
+            int e = errno;
+            if (fd >= 0) close(fd);
+            return make_error(DOCA_ERROR_OPERATING_SYSTEM, "--file " + o.file + ": " + std::strerror(e));
+        }
+        p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED)
+            return make_error(DOCA_ERROR_NO_MEMORY,
+                              "--file " + o.file + ": cannot map: " + std::strerror(errno));
+    } else {
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "--memory \"" + o.memory + "\": use anon, hugepages or file");
+    }
+    return Region{static_cast<uint8_t *>(p), len};
+}
+
+// The export: an mmap over the region on the host function, PCI read-write.
+struct Export {
+    doca_mmap *mmap = nullptr;
+    std::vector<uint8_t> descriptor;
+};
+
+Result<Export> export_region(doca_dev *dev, const Region &r) {
+    Export e;
+    if (auto st = check(doca_mmap_create(&e.mmap), "doca_mmap_create"); !st) return st.error();
+    Status st = check(doca_mmap_set_memrange(e.mmap, r.base, r.len), "doca_mmap_set_memrange");
+    if (st)
+        st = check(doca_mmap_set_permissions(e.mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+                                                         DOCA_ACCESS_FLAG_PCI_READ_WRITE),
+                   "doca_mmap_set_permissions");
+    if (st) st = check(doca_mmap_add_dev(e.mmap, dev), "doca_mmap_add_dev");
+    if (st) st = check(doca_mmap_start(e.mmap), "doca_mmap_start");
+    const void *desc = nullptr;
+    size_t desc_len = 0;
+    if (st) st = check(doca_mmap_export_pci(e.mmap, dev, &desc, &desc_len), "doca_mmap_export_pci");
+    if (!st) {
+        doca_mmap_destroy(e.mmap);
+        return st.error();
+    }
+    auto *d = static_cast<const uint8_t *>(desc);
+    e.descriptor.assign(d, d + desc_len);
+    return e;
+}
+
+// One request line from the channel -> the reply line.
+std::string answer(const std::string &request, const Export &e, const Region &r, uint64_t generation,
+                   bool test_commands) {
+    std::istringstream in(request);
+    std::string cmd;
+    in >> cmd;
+    if (cmd == "EXPORT")
+        return "EXPORT " + hm::to_hex(e.descriptor.data(), e.descriptor.size()) + " " +
+               std::to_string(reinterpret_cast<uintptr_t>(r.base)) + " " + std::to_string(r.len) + " " +
+               std::to_string(generation);
+    if (cmd == "HEALTH") return "OK " + std::to_string(generation) + " " + std::to_string(r.len);
+    if (cmd == "BYTES" && test_commands) {
+        size_t off = 0, len = 0;
+        in >> off >> len;
+        if (!in || off > r.len || len > r.len - off || len > (256u << 10)) return "ERROR range";
+        return "BYTES " + hm::to_hex(r.base + off, len);
+    }
+    return "ERROR unknown request \"" + cmd + "\"";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options o;
+    CLI::App app{
+        "skiff-host: lends host memory to skiff-target (the hostmem backend).\n"
+        "Allocates --size bytes, exports them over PCI to the DPU and serves the export descriptor on a\n"
+        "control channel (a Unix socket). skiff-target, started with\n"
+        "  --backend hostmem --hostmem-channel PATH --size N\n"
+        "imports the export and serves it as a namespace, moving the data with DMA. SIGTERM or Ctrl-C\n"
+        "revokes the export (the target's namespace turns ANA-inaccessible until skiff-host runs again).\n"
+        "Example: skiff-host --channel /tmp/skiff-host.sock --size 256MiB"};
+    app.add_option("--channel", o.channel, "control channel: Unix socket path to listen on")
+        ->capture_default_str();
+    app.add_option("--size", o.size, "region size, a multiple of 4 KiB (e.g. 64MiB, 1GiB)")
+        ->capture_default_str();
+    app.add_option(
+           "--memory", o.memory,
+           "anon (anonymous memory), hugepages (MAP_HUGETLB) or file (a file mapped shared, see --file)")
+        ->capture_default_str();
+    app.add_option("--file", o.file, "with --memory file: the file to map (created and sized as needed)");
+    app.add_option("--pci", o.pci, "host PCI function to export through (its DPU PF imports)")
+        ->capture_default_str();
+    app.add_flag("--test-commands", o.test_commands,
+                 "answer BYTES <offset> <len> on the channel (tests check the bytes in host memory)");
+    app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
+        ->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+
+    auto level = log::parse_level(o.log_level);
+    if (!level) return fail("--log-level: unknown level \"" + o.log_level + "\"");
+    log::set_level(*level);
+    auto logger = log::get("host");
+    uint64_t size = dataplane::parse_size(o.size);
+    if (size == 0 || size % 4096)
+        return fail("--size \"" + o.size + "\": expected a non-zero multiple of 4 KiB");
+
+    setenv("SKIFF_SIDE", "host", 1); // this process sees the host's PCI functions
+    // The emulated PCI path: the target reaches this memory through /proc/<pid>/mem, which Yama
+    // (ptrace_scope 1) allows a non-ancestor only when named here.
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    auto region = allocate(o, size);
+    if (!region) return fail(region.error().message);
+    auto dev = core::Device::open_by_pci(o.pci);
+    if (!dev) return fail("--pci " + o.pci + ": " + dev.error().message);
+    if (!dev->has_cap(core::DevCap::mmap_export_pci))
+        return fail("--pci " + o.pci + ": this function cannot export memory over PCI");
+    auto exp = export_region(dev->get(), *region);
+    if (!exp) return fail("export: " + exp.error().message);
+
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, nullptr);
+    int stop_fd = signalfd(-1, &set, SFD_CLOEXEC);
+
+    auto server = hm::make_unix_control_server(o.channel);
+    if (auto st = server->listen(); !st) return fail("--channel: " + st.error().message);
+    // Distinct per run, so the target can tell a new export from the one it lost.
+    const uint64_t generation =
+        static_cast<uint64_t>(time(nullptr)) * 1000000u + static_cast<uint64_t>(getpid());
+    logger->info("exporting {} bytes of {} memory at {} through {} as export {}; channel {}", size, o.memory,
+                 static_cast<void *>(region->base), o.pci, generation, o.channel);
+
+    server->serve(
+        [&](const std::string &req) { return answer(req, *exp, *region, generation, o.test_commands); },
+        stop_fd);
+
+    // Revoke first (the revocation word flips, every import fails its next access), then tell the
+    // targets, then let go.
+    logger->info("signal received: revoking export {}", generation);
+    doca_mmap_stop(exp->mmap);
+    server->broadcast("REVOKED " + std::to_string(generation));
+    server->close();
+    doca_mmap_destroy(exp->mmap);
+    munmap(region->base, region->len);
+    return 0;
+}

@@ -1,0 +1,104 @@
+// Internal: one poll group's channel to a HostmemDevice. Opened on the group's thread, it owns
+// a doca_dma context connected to the group's progress engine (task completions run inside the
+// group's loop), a buf inventory, the import of the host's export, one local doca_mmap per
+// transport buffer area it has met (DMA lands straight in the request's buffer), and registered
+// bounce buffers for Compare plus a zero buffer for Write Zeroes. Everything is allocated when
+// the channel opens: submit() and the completion path allocate nothing and take no lock. I/O that
+// finds every slot taken (or must wait for the import or the areas to be replaced) waits in an
+// intrusive list.
+#pragma once
+
+#include "skiff/dataplane/hostmem_device.hpp"
+#include "io_wait_list.hpp"
+#include "skiff/nvmeof/target/poll_context.hpp"
+#include "skiff/nvmeof/transport/buffer_areas.hpp"
+#include "skiff/nvmeof/wire/command.hpp"
+
+#include <doca_buf_inventory.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
+
+#include <nvme/types.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace skiff::dataplane::hostmem {
+
+class HostmemChannel final : public nvmeof::target::IoChannel {
+  public:
+    // The status of I/O while the host's export is gone: ANA Inaccessible (SCT 3h, SC 02h).
+    static constexpr uint16_t kInaccessible =
+        nvmeof::wire::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
+
+    HostmemChannel(HostmemDevice &dev, nvmeof::target::PollContext &ctx, uint32_t depth,
+                   uint32_t max_io_bytes);
+    ~HostmemChannel() override;
+    HostmemChannel(const HostmemChannel &) = delete;
+    HostmemChannel &operator=(const HostmemChannel &) = delete;
+
+    Status start();
+
+    void submit(nvmeof::target::BackendIo &io) override;
+    uint32_t in_flight() const override { return in_flight_; }
+
+  private:
+    // One I/O under way: its DMA chunks run one after the other (Write Zeroes and long Compares
+    // take several; Read and Write one).
+    struct Slot {
+        nvmeof::target::BackendIo *io = nullptr;
+        uint8_t *bounce = nullptr; // Compare: the stored bytes land here
+        uint64_t done = 0;         // bytes finished
+        uint64_t chunk = 0;        // bytes of the task under way
+        doca_buf *host_buf = nullptr, *local_buf = nullptr;
+    };
+    struct LocalArea {
+        nvmeof::transport::BufferArea area;
+        doca_mmap *mmap = nullptr;
+    };
+    static constexpr size_t kMaxAreas = 64;
+
+    // Starts io, or returns false when it must wait.
+    bool start_io(nvmeof::target::BackendIo &io);
+    uint16_t start_chunk(Slot &s);
+    void chunk_done(Slot &s, doca_error_t result);
+    void release(Slot &s);
+    void finish(nvmeof::target::BackendIo &io, uint16_t status);
+    void start_waiting();
+    bool ensure_running();
+    // false: the import must change but DMA is still in flight on the old one.
+    bool import_ready(const ExportRecord *record, bool &usable);
+    void drop_import();
+    doca_mmap *local_mmap_for(uint8_t *p, size_t len);
+    void drop_local_areas();
+    doca_mmap *register_local(uint8_t *base, size_t len);
+    static void on_done(doca_dma_task_memcpy *task, doca_data task_ud, doca_data ctx_ud);
+
+    HostmemDevice &dev_;
+    nvmeof::target::PollContext &ctx_;
+    uint32_t depth_;
+    uint32_t max_io_;
+    doca_dma *dma_ = nullptr;
+    doca_buf_inventory *inv_ = nullptr;
+    uint8_t *buffers_ = nullptr; // bounce buffers, then the zero buffer
+    size_t buffers_len_ = 0;
+    doca_mmap *buffers_mmap_ = nullptr;
+    uint8_t *zero_buf_ = nullptr;
+    std::vector<Slot> slots_;
+    std::vector<Slot *> free_slots_;
+    std::vector<uint8_t *> free_bounce_;
+    uint32_t in_flight_ = 0; // I/O whose done has not run
+    uint32_t dma_tasks_ = 0; // tasks submitted, not yet completed
+    IoWaitList waiting_;
+
+    doca_mmap *import_ = nullptr;
+    const ExportRecord *imported_from_ = nullptr;
+    bool import_failed_ = false; // the import could not be made: wait for a new record
+
+    std::array<LocalArea, kMaxAreas> areas_{};
+    size_t area_count_ = 0;
+    uint64_t areas_generation_ = 0;
+};
+
+} // namespace skiff::dataplane::hostmem
