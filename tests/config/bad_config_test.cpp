@@ -63,7 +63,7 @@ const std::vector<BadCase> kCases = {
       "1TiB"}},
     {"unknown backend kind",
      [](json &j) { j["backends"][1]["kind"] = "tape"; },
-     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio"}},
+     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem"}},
     {"aio without a path",
      [](json &j) {
          j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"size", "1GiB"}};
@@ -79,6 +79,16 @@ const std::vector<BadCase> kCases = {
          j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"path", "/tmp/x"}, {"create", true}};
      },
      {"backends[1].size: missing; \"create\": true needs the size of the file to create"}},
+    {"hostmem without a channel or a size",
+     [](json &j) { j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}}; },
+     {"backends[1].channel: missing; expected a string such as \"/run/skiff-host.sock\"",
+      "backends[1].size: missing; expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB "
+      "to 1TiB"}},
+    {"hostmem with a relative channel",
+     [](json &j) {
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}, {"channel", "host.sock"}, {"size", "1GiB"}};
+     },
+     {"backends[1].channel: expected the absolute path of skiff-host's socket, got \"host.sock\""}},
     {"field of another kind",
      [](json &j) { j["backends"][0]["path"] = "/tmp/x"; },
      {"backends[0].path: unknown key; expected one of name, kind, size"}},
