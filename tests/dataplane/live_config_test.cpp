@@ -4,6 +4,7 @@
 #include "skiff/config/load.hpp"
 #include "skiff/dataplane/live_config.hpp"
 #include "skiff/nvmeof/host/controller.hpp"
+#include "../helpers/free_port.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@ namespace {
 
 using nlohmann::json;
 namespace tgt = nvmeof::target;
+using itest::free_port;
 
 const std::string kA = "nqn.2026-11.io.skiff:live-a";
 const std::string kB = "nqn.2026-11.io.skiff:live-b";
@@ -171,18 +173,6 @@ TEST(LiveConfig, RefusedChangesChangeNothing) {
     res = r.live.apply(parse(cores));
     ASSERT_FALSE(res.ok());
     EXPECT_EQ(res.error().message, "target.cores: changing the number of poll groups needs a restart");
-}
-
-uint16_t free_port() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
 }
 
 TEST(LiveConfig, PerListenerSubsystemsAndHosts) {

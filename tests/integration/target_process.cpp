@@ -26,18 +26,6 @@ std::string target_binary() {
     return std::string(SKIFF_BIN_DIR) + "/skiff-target";
 }
 
-uint16_t free_port() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
-
 namespace {
 
 // True when the port answers an ICReq with an ICResp: the target, not just a socket, is up.

@@ -3,6 +3,8 @@
 // in a file so a failing test can show it.
 #pragma once
 
+#include "../helpers/free_port.hpp"
+
 #include <sys/types.h>
 
 #include <cstdint>
@@ -12,9 +14,6 @@
 
 namespace skiff::itest {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
-uint16_t free_port();
-
 class TargetProcess {
   public:
     // Runs <bin dir>/skiff-target with args and waits (up to 20 s) until ready_port answers an
@@ -22,7 +21,8 @@ class TargetProcess {
     TargetProcess(const std::vector<std::string> &args, uint16_t ready_port);
     // Any other skiff process (skiff-host): <bin dir>/name with args, started() once ready()
     // returned true (polled up to 20 s).
-    TargetProcess(const std::string &name, const std::vector<std::string> &args, const std::function<bool()> &ready);
+    TargetProcess(const std::string &name, const std::vector<std::string> &args,
+                  const std::function<bool()> &ready);
     ~TargetProcess();
     TargetProcess(const TargetProcess &) = delete;
     TargetProcess &operator=(const TargetProcess &) = delete;
@@ -38,7 +38,8 @@ class TargetProcess {
     const std::string &command_line() const { return command_line_; }
 
   private:
-    void launch(const std::string &binary, const std::vector<std::string> &args, const std::function<bool()> &ready);
+    void launch(const std::string &binary, const std::vector<std::string> &args,
+                const std::function<bool()> &ready);
 
     pid_t pid_ = -1;
     int exit_code_ = -1;
