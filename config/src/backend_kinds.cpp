@@ -39,8 +39,8 @@ void read_aio(JsonReader &r, const json &in, const std::string &path, BackendCon
 void read_hostmem(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {
     auto channel = r.string(in, path, "channel", true, "/run/skiff-host.sock");
     if (channel && (channel->empty() || (*channel)[0] != '/'))
-        r.error(join(path, "channel"), "expected the absolute path of skiff-host's socket, got " +
-                                           quote(in["channel"]));
+        r.error(join(path, "channel"),
+                "expected the absolute path of skiff-host's socket, got " + quote(in["channel"]));
     read_memory_size(r, in, path, out);
     auto pci = r.string(in, path, "dpu_pci", false, "03:00.0");
     out.settings = {{"channel", channel.value_or("")}, {"dpu_pci", pci.value_or("03:00.0")}};

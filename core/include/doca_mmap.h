@@ -91,8 +91,8 @@ typedef uint64_t doca_dpa_dev_mmap_t;
  * Uses DPA heap memory [addr, addr + len) of dpa as the memory range (instead of set_memrange).
  * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (not inside one DPA allocation), DOCA_ERROR_BAD_STATE.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_mmap_set_dpa_memrange(struct doca_mmap *mmap, struct doca_dpa *dpa, uint64_t addr,
-                                                          size_t len);
+DOCA_EXPERIMENTAL doca_error_t doca_mmap_set_dpa_memrange(struct doca_mmap *mmap, struct doca_dpa *dpa,
+                                                          uint64_t addr, size_t len);
 /** The started mmap's handle for DPA code (dev: one of its devices). */
 DOCA_EXPERIMENTAL doca_error_t doca_mmap_dev_get_dpa_handle(struct doca_mmap *mmap, struct doca_dev *dev,
                                                             doca_dpa_dev_mmap_t *dpa_mmap_handle);

@@ -104,7 +104,7 @@ uint64_t doca_sync_event::fetch_add(uint64_t value) {
 
 void doca_sync_event::updated() {
     signal_.publish();
-    if (use_ == Use::ctx) notify_pe(); // a wait_gt task may be ready now
+    if (use_ == Use::ctx) notify_pe();         // a wait_gt task may be ready now
     skiff::core::run_sync_event_update_hook(); // DPA work waiting on an event
 }
 

@@ -26,8 +26,9 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
         ->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
-    app.add_option("--transport", o.transport,
-                   "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")
+    app.add_option(
+           "--transport", o.transport,
+           "tcp, or rdma (RDMA-CM on the RDMA device that owns each --listen address, e.g. soft-RoCE rxe0)")
         ->capture_default_str();
     app.add_option("--backend", o.backend,
                    "namespace storage: ram (in memory), null (reads zeroes, drops writes), aio (a file\n"
@@ -42,7 +43,8 @@ void add_options(CLI::App &app, Options &o) {
                    "--backend aio: the file or block device. With --size, a regular file is created or\n"
                    "extended to that size; without, the file's or device's size is used");
     app.add_flag("--buffered", o.buffered, "--backend aio: use the page cache instead of O_DIRECT");
-    app.add_option("--size", o.size, "namespace size, e.g. 512MiB, 1GiB (default: 1GiB; aio: the file's size)");
+    app.add_option("--size", o.size,
+                   "namespace size, e.g. 512MiB, 1GiB (default: 1GiB; aio: the file's size)");
     app.add_option("--block-size", o.block_size, "logical block size: 512 or 4096")->capture_default_str();
     app.add_option("--serial", o.serial, "controller serial number (up to 20 characters)")
         ->capture_default_str();
@@ -78,9 +80,9 @@ Result<config::Config> config_from_options(const Options &o) {
     bool hostmem = o.backend == "hostmem";
     if (o.backend != "ram" && o.backend != "null" && !aio && !hostmem)
         return fail("--backend \"" + o.backend + "\": unknown; use ram, null, aio or hostmem");
-    if (aio && o.path.empty()) return fail("--backend aio needs --path FILE (a regular file or a block device)");
-    if (!aio && (!o.path.empty() || o.buffered))
-        return fail("--path and --buffered go with --backend aio");
+    if (aio && o.path.empty())
+        return fail("--backend aio needs --path FILE (a regular file or a block device)");
+    if (!aio && (!o.path.empty() || o.buffered)) return fail("--path and --buffered go with --backend aio");
     if (auto why = nvmeof::target::check_nqn(o.nqn); !why.empty())
         return fail("--nqn: subsystem NQN: " + why);
     for (auto &h : o.allow_hosts)
@@ -98,7 +100,8 @@ Result<config::Config> config_from_options(const Options &o) {
                     {"queue_depth", 128},
                     {"create", !o.size.empty()}};
     if (hostmem)
-        settings = {{"channel", std::filesystem::absolute(o.hostmem_channel).string()}, {"dpu_pci", "03:00.0"}};
+        settings = {{"channel", std::filesystem::absolute(o.hostmem_channel).string()},
+                    {"dpu_pci", "03:00.0"}};
     c.backends.push_back({"ns1", o.backend, *size, settings});
     config::SubsystemConfig s;
     s.nqn = o.nqn;

@@ -35,8 +35,8 @@ Made make_aio(const config::BackendConfig &b) {
 
 // HostmemOptions from the validated settings (config/src/backend_kinds.cpp read_hostmem).
 Made make_hostmem(const config::BackendConfig &b) {
-    auto hm = HostmemDevice::create({b.settings.value("channel", ""), b.size_bytes,
-                                     b.settings.value("dpu_pci", "03:00.0")});
+    auto hm = HostmemDevice::create(
+        {b.settings.value("channel", ""), b.size_bytes, b.settings.value("dpu_pci", "03:00.0")});
     if (!hm) return hm.error();
     return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
 }
@@ -45,7 +45,8 @@ struct Factory {
     const char *kind;
     Made (*make)(const config::BackendConfig &);
 };
-constexpr Factory kFactories[] = {{"ram", make_ram}, {"null", make_null}, {"aio", make_aio}, {"hostmem", make_hostmem}};
+constexpr Factory kFactories[] = {
+    {"ram", make_ram}, {"null", make_null}, {"aio", make_aio}, {"hostmem", make_hostmem}};
 
 } // namespace
 

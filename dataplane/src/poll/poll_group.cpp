@@ -15,7 +15,7 @@ namespace skiff::dataplane {
 namespace {
 
 constexpr int kMaxEvents = 64;
-constexpr uint64_t kTimerPeriodMs = 100;    // keep-alive checks and async events
+constexpr uint64_t kTimerPeriodMs = 100; // keep-alive checks and async events
 constexpr int kSleepTimeoutMs = 100;
 
 uint64_t now_us() {
@@ -208,8 +208,8 @@ void PollGroup::run() {
                 doca_pe_clear_notification(pe_, pe_handle_); // progressed below
             } else if (auto *src = static_cast<Source *>(tag); !src->is_connection) {
                 auto &w = *static_cast<FdWatch *>(src); // a backend's completions
-                w.handler(w.arg); // responses it queued go out in progress() below
-                finished_any = true; // a closed connection's last I/O may have completed
+                w.handler(w.arg);                       // responses it queued go out in progress() below
+                finished_any = true;                    // a closed connection's last I/O may have completed
                 work = true;
             } else {
                 auto &e = *static_cast<Entry *>(src);

@@ -116,7 +116,8 @@ void dsm_next(Request &req, uint16_t st) {
 void execute_dsm(Request &req) {
     uint32_t nr = (req.cmd.cdw10 & 0xFF) + 1;
     // Deallocate is advisory: a device that cannot do it has nothing to do.
-    if (!(req.cmd.cdw11 & kDsmDeallocate) || req.ns->device().deallocate_mode() == DeallocateMode::kUnsupported)
+    if (!(req.cmd.cdw11 & kDsmDeallocate) ||
+        req.ns->device().deallocate_mode() == DeallocateMode::kUnsupported)
         return finish(req, 0);
     const auto *ranges = reinterpret_cast<const nvme_dsm_range *>(req.buf);
     // Check every range before touching any, so a bad range changes nothing.

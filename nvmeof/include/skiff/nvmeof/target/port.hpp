@@ -11,8 +11,8 @@ namespace skiff::nvmeof::target {
 struct Port {
     uint16_t id = 0;
     std::string trtype = "tcp"; // "tcp" or "rdma" (discovery log TRTYPE)
-    std::string traddr;  // "127.0.0.1"
-    std::string trsvcid; // "4420"
+    std::string traddr;         // "127.0.0.1"
+    std::string trsvcid;        // "4420"
     // A dedicated discovery listener exposes only the discovery subsystem; an I/O listener
     // exposes every subsystem and, as Linux nvmet does, the discovery subsystem as well.
     bool discovery_only = false;
