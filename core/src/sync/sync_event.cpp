@@ -6,6 +6,8 @@
 
 #include <skiff/core/log.hpp>
 
+#include <thread>
+
 #include <new>
 #include <sched.h>
 
@@ -29,7 +31,11 @@ doca_sync_event::doca_sync_event() : doca_ctx("sync_event") {
     register_task_kind(&wait_kind);
 }
 
-doca_sync_event::~doca_sync_event() = default;
+doca_sync_event::~doca_sync_event() {
+    // An updater on another thread may still be waking waiters after storing the value that let
+    // the destroying thread go on (an EU completing a kernel launch, for one).
+    while (updaters_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+}
 
 doca_error_t doca_sync_event::add_location(bool publisher, const char *where) {
     if (frozen()) {
@@ -92,11 +98,13 @@ uint64_t doca_sync_event::load() const {
 }
 
 void doca_sync_event::store(uint64_t value) {
+    updaters_.fetch_add(1, std::memory_order_acq_rel);
     counter().store(value, std::memory_order_release);
     updated();
 }
 
 uint64_t doca_sync_event::fetch_add(uint64_t value) {
+    updaters_.fetch_add(1, std::memory_order_acq_rel);
     uint64_t before = counter().fetch_add(value, std::memory_order_acq_rel);
     updated();
     return before;
@@ -104,8 +112,9 @@ uint64_t doca_sync_event::fetch_add(uint64_t value) {
 
 void doca_sync_event::updated() {
     signal_.publish();
-    if (use_ == Use::ctx) notify_pe();         // a wait_gt task may be ready now
-    skiff::core::run_sync_event_update_hook(); // DPA work waiting on an event
+    if (use_ == Use::ctx) notify_pe();                 // a wait_gt task may be ready now
+    updaters_.fetch_sub(1, std::memory_order_release); // the last touch of this object
+    skiff::core::run_sync_event_update_hook();         // DPA work waiting on an event
 }
 
 void doca_sync_event::wait_gt(uint64_t threshold, uint64_t mask, bool yield_only) {

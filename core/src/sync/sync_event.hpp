@@ -82,4 +82,7 @@ struct doca_sync_event final : doca_ctx {
     bool flushing_ = false;
     std::vector<doca_task *> submitted_; // ctx mode: tasks waiting to run, capacity fixed at start
     skiff::core::UpdateSignal signal_;
+    // Updates between their first and last touch of this object. A waiter that saw the new value
+    // may destroy the event at once; the destructor waits for these to leave first.
+    std::atomic<uint32_t> updaters_{0};
 };
