@@ -25,7 +25,7 @@ using detail::quote;
 
 constexpr const char *kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr uint32_t kMaxAnaGroup = 128; // as Linux nvmet (NVMET_MAX_ANAGRPS)
-constexpr int64_t kMinSrqDepth = 32;    // the admin queue's depth (Linux asks for 32)
+constexpr int64_t kMinSrqDepth = 32;   // the admin queue's depth (Linux asks for 32)
 constexpr int64_t kMaxSrqDepth = 16384;
 
 void read_target(JsonReader &r, const json &j, TargetSettings &out) {
@@ -96,11 +96,12 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
         if (auto v = r.integer(t, p, "srq_depth", 0, kMaxSrqDepth, false)) {
             // The SRQ caps every queue's depth: below the admin queue's 32 no host could connect.
             if (s.trtype != "rdma")
-                r.error(join(p, "srq_depth"), "a shared receive queue is an rdma setting; this entry is \"" +
-                                                  s.trtype + "\"");
+                r.error(join(p, "srq_depth"),
+                        "a shared receive queue is an rdma setting; this entry is \"" + s.trtype + "\"");
             else if (*v != 0 && *v < kMinSrqDepth)
                 r.error(join(p, "srq_depth"), "expected 0 (off) or " + std::to_string(kMinSrqDepth) + ".." +
-                                                  std::to_string(kMaxSrqDepth) + ", got " + quote(t["srq_depth"]));
+                                                  std::to_string(kMaxSrqDepth) + ", got " +
+                                                  quote(t["srq_depth"]));
             else
                 s.srq_depth = uint32_t(*v);
         }

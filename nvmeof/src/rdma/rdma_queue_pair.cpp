@@ -444,7 +444,8 @@ void RdmaQueuePair::queue_response(target::Request &r) {
 // (requests reading host data or executing, and receives waiting for a slot).
 
 void RdmaQueuePair::release_recv(uint16_t recv) {
-    if (srq_ && !srq_->post(recv)) log_->warn("{}: returning capsule {} to the shared receive queue failed", peer_, recv);
+    if (srq_ && !srq_->post(recv))
+        log_->warn("{}: returning capsule {} to the shared receive queue failed", peer_, recv);
 }
 
 void RdmaQueuePair::drop_completion(const ibv_wc &wc) {

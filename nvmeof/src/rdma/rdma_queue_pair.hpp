@@ -99,8 +99,8 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     target::Queue queue_;
     const target::Limits limits_;
     uint16_t depth_ = 0;
-    uint16_t cm_qid_ = 0;        // the QID of the connect request's private data
-    uint32_t max_transfer_ = 0;  // MDTS in bytes: the target's, lowered to what the device moves
+    uint16_t cm_qid_ = 0;          // the QID of the connect request's private data
+    uint32_t max_transfer_ = 0;    // MDTS in bytes: the target's, lowered to what the device moves
     std::shared_ptr<RdmaSrq> srq_; // null: receives posted on this QP from our own region
 
     rdma_event_channel *channel_ = nullptr;

@@ -130,14 +130,16 @@ std::unique_ptr<transport::Connection> RdmaTransport::accept(int listen_fd, targ
         std::shared_ptr<RdmaSrq> srq;
         if (limits.rdma_srq_depth != 0) {
             auto got = srqs_->get(group, id->verbs, limits.rdma_srq_depth,
-                                  uint32_t(sizeof(wire::Sqe)) + limits.in_capsule_data, RdmaQueuePair::recv_wr_tag());
+                                  uint32_t(sizeof(wire::Sqe)) + limits.in_capsule_data,
+                                  RdmaQueuePair::recv_wr_tag());
             if (!got) {
                 reject(kRejectNoResources, got.error().message);
                 rdma_destroy_id(id);
                 continue;
             }
             srq = std::move(got.value());
-            cm.device_max_wr = cm.device_max_wr == 0 ? srq->depth() : std::min(cm.device_max_wr, srq->depth());
+            cm.device_max_wr =
+                cm.device_max_wr == 0 ? srq->depth() : std::min(cm.device_max_wr, srq->depth());
         }
         d = check_connect(priv, priv_len, host.initiator_depth, cm);
         if (!d.accepted()) {
