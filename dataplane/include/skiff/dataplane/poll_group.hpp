@@ -76,6 +76,8 @@ class PollGroup final : public nvmeof::target::PollContext {
     };
 
     void run();
+    bool poll_connections_directly(bool &finished_any);
+    void update_direct_polling();
     bool take_new_connections();
     void service(Entry &e, uint32_t events);
     void update_interest(Entry &e);
@@ -91,6 +93,10 @@ class PollGroup final : public nvmeof::target::PollContext {
     std::atomic<bool> stop_{false};
     boost::lockfree::queue<nvmeof::transport::Connection *> inbox_{64}; // owned while queued
     std::vector<std::unique_ptr<Entry>> entries_;
+    // Every connection polls without events, there are few and no watched fds: busy passes
+    // read the connections directly and ask epoll only every few passes (new connections,
+    // hang-ups, write space).
+    bool direct_polling_ = false;
     std::vector<std::unique_ptr<FdWatch>> watches_;
     std::atomic<size_t> connection_count_{0};
     std::atomic<uint64_t> passes_{0};
