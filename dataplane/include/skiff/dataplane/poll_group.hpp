@@ -1,6 +1,8 @@
 // A poll group: one thread that owns a set of connections and drives them. It busy-polls
 // while there is work and sleeps in epoll once nothing happened for idle_poll_us (adaptive
-// polling), so an idle target does not burn a core. Each group owns a doca_pe progressed every
+// polling), so an idle target does not burn a core. While busy with a few connections that
+// allow it (TCP) and no watched fds, it reads them directly (one recv per connection per pass)
+// and asks epoll only every 16th pass. Each group owns a doca_pe progressed every
 // iteration, its notification fd in the group's epoll set. Connections arrive by message (a lock-free queue
 // plus an eventfd), never by sharing a lock with the acceptor or other groups. The group is its connections'
 // PollContext: backends open their channels on it and watch their completion fds in its loop
