@@ -129,12 +129,14 @@ void PollGroup::update_interest(Entry &e) {
     ev.data.ptr = &e;
     epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, e.conn->fd(), &ev);
     e.watching_write = want;
+    writers_waiting_ += want ? 1 : -1;
 }
 
 void PollGroup::reap() {
     auto dead = std::remove_if(entries_.begin(), entries_.end(), [&](const std::unique_ptr<Entry> &e) {
         if (!e->conn->finished()) return false;
         epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, e->conn->fd(), nullptr);
+        if (e->watching_write) --writers_waiting_;
         return true;
     });
     if (dead == entries_.end()) return;
@@ -157,7 +159,6 @@ bool PollGroup::poll_connections_directly(bool &finished_any) {
     for (auto &e : entries_) {
         if (e->conn->finished()) continue;
         work |= e->conn->poll_receive();
-        if (e->watching_write && e->conn->wants_write()) e->conn->on_writable();
         update_interest(*e);
         finished_any |= e->conn->finished();
     }
@@ -190,6 +191,7 @@ void PollGroup::close_all(const char *why) {
     drain_backend_io();
     close_channels();
     entries_.clear();
+    writers_waiting_ = 0;
     connection_count_.store(0, std::memory_order_relaxed);
 }
 
@@ -227,7 +229,8 @@ void PollGroup::run() {
         bool idle = now - last_work >= options_.idle_poll_us;
         bool work = false, finished_any = false;
         int n = 0;
-        if (!idle && direct_polling_ && pass % kEpollEveryPasses != 0) {
+        // A connection waiting for send space is left to epoll (EPOLLOUT), not retried by hand.
+        if (!idle && direct_polling_ && writers_waiting_ == 0 && pass % kEpollEveryPasses != 0) {
             work = poll_connections_directly(finished_any);
         } else {
             // Before sleeping, arm the progress engine so a completion wakes the group.

@@ -99,6 +99,7 @@ class PollGroup final : public nvmeof::target::PollContext {
     // read the connections directly and ask epoll only every few passes (new connections,
     // hang-ups, write space).
     bool direct_polling_ = false;
+    int writers_waiting_ = 0; // connections watched for EPOLLOUT (their socket was full)
     std::vector<std::unique_ptr<FdWatch>> watches_;
     std::atomic<size_t> connection_count_{0};
     std::atomic<uint64_t> passes_{0};
