@@ -453,5 +453,81 @@ TEST(TcpTransport, IoWaitsForACompareAndWriteHeldElsewhereThenCompletes) {
     EXPECT_EQ(got, data);
 }
 
+void set_cork(RawTcpClient &c, int on) {
+    setsockopt(c.fd(), IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+}
+
+// The target reads many PDUs per system call through its staging buffer and reads payloads in
+// place: corked batches (24 in-capsule writes, ~100 KiB, cut anywhere by the 32 KiB staging
+// buffer; then 24 reads in one segment) and a capsule dribbled one byte per segment must all
+// arrive intact.
+TEST(TcpTransport, ManyPdusPerReadAndPdusSplitAtEveryByte) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    bring_up_io(io, cntlid);
+
+    constexpr int kIos = 24;
+    std::vector<std::vector<uint8_t>> blocks(kIos, std::vector<uint8_t>(4096));
+    set_cork(io, 1);
+    for (int i = 0; i < kIos; ++i) {
+        std::iota(blocks[i].begin(), blocks[i].end(), uint8_t(i * 3 + 1));
+        w::Sqe s = rw(nvme_cmd_write, uint64_t(i) * 8, 8);
+        s.cid = static_cast<uint16_t>(100 + i);
+        io.send_command(s, blocks[i].data(), 4096);
+    }
+    set_cork(io, 0);
+    for (int done = 0; done < kIos; ++done) {
+        auto pdu = io.recv_pdu();
+        ASSERT_TRUE(pdu && pdu->ch.type == wt::kCapsuleResp);
+        EXPECT_EQ(pdu->as<wt::CapsuleResp>().cqe.status, 0);
+    }
+
+    set_cork(io, 1);
+    for (int i = 0; i < kIos; ++i) {
+        w::Sqe s = rw(nvme_cmd_read, uint64_t(i) * 8, 8);
+        s.cid = static_cast<uint16_t>(200 + i);
+        io.send_command(s, nullptr, 0, 4096);
+    }
+    set_cork(io, 0);
+    std::vector<std::vector<uint8_t>> got(kIos);
+    for (int done = 0; done < kIos;) {
+        auto pdu = io.recv_pdu();
+        ASSERT_TRUE(pdu.has_value());
+        if (pdu->ch.type == wt::kC2HData) {
+            const auto &d = pdu->as<wt::DataPdu>();
+            ASSERT_GE(d.cccid, 200);
+            ASSERT_LT(d.cccid, 200 + kIos);
+            got[d.cccid - 200].assign(pdu->bytes.begin() + d.ch.pdo, pdu->bytes.begin() + d.ch.pdo + d.datal);
+            continue;
+        }
+        ASSERT_EQ(pdu->ch.type, wt::kCapsuleResp);
+        EXPECT_EQ(pdu->as<wt::CapsuleResp>().cqe.status, 0);
+        ++done;
+    }
+    for (int i = 0; i < kIos; ++i) EXPECT_EQ(got[i], blocks[i]) << "block " << i;
+
+    // One in-capsule write, one byte per segment.
+    std::vector<uint8_t> data(512);
+    std::iota(data.begin(), data.end(), uint8_t(77));
+    std::vector<uint8_t> pdu(sizeof(wt::CapsuleCmd));
+    auto &cap = *reinterpret_cast<wt::CapsuleCmd *>(pdu.data());
+    cap.ch = {wt::kCapsuleCmd, 0, 72, 72, 72 + 512};
+    cap.sqe = rw(nvme_cmd_write, 1000, 1);
+    cap.sqe.cid = 300;
+    cap.sqe.flags = w::kPsdtSgl;
+    cap.sqe.dptr.id = w::kSglIdInCapsule;
+    cap.sqe.dptr.length = 512;
+    pdu.insert(pdu.end(), data.begin(), data.end());
+    for (uint8_t b : pdu) io.send_raw(&b, 1);
+    auto resp = io.recv_pdu();
+    ASSERT_TRUE(resp && resp->ch.type == wt::kCapsuleResp);
+    EXPECT_EQ(resp->as<wt::CapsuleResp>().cqe.status, 0);
+    std::vector<uint8_t> back;
+    ASSERT_EQ(io.command(rw(nvme_cmd_read, 1000, 1), &back, 512).status, 0);
+    EXPECT_EQ(back, data);
+}
+
 } // namespace
 } // namespace skiff::test

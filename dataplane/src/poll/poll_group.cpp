@@ -28,6 +28,10 @@ uint64_t now_us() {
 // these sentinels.
 char kWakeTag, kPeTag;
 constexpr int kPeBudget = 64; // progress calls per iteration
+// Direct polling (busy, few connections that allow it): one recv per connection per pass is
+// cheaper than epoll_wait plus the recv; epoll still runs every kEpollEveryPasses passes.
+constexpr size_t kDirectPollMaxConnections = 4;
+constexpr uint64_t kEpollEveryPasses = 16;
 
 } // namespace
 
@@ -107,6 +111,7 @@ bool PollGroup::take_new_connections() {
         any = true;
     }
     connection_count_.store(entries_.size(), std::memory_order_relaxed);
+    update_direct_polling();
     return any;
 }
 
@@ -124,17 +129,40 @@ void PollGroup::update_interest(Entry &e) {
     ev.data.ptr = &e;
     epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, e.conn->fd(), &ev);
     e.watching_write = want;
+    writers_waiting_ += want ? 1 : -1;
 }
 
 void PollGroup::reap() {
     auto dead = std::remove_if(entries_.begin(), entries_.end(), [&](const std::unique_ptr<Entry> &e) {
         if (!e->conn->finished()) return false;
         epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, e->conn->fd(), nullptr);
+        if (e->watching_write) --writers_waiting_;
         return true;
     });
     if (dead == entries_.end()) return;
     entries_.erase(dead, entries_.end());
     connection_count_.store(entries_.size(), std::memory_order_relaxed);
+    update_direct_polling();
+}
+
+void PollGroup::update_direct_polling() {
+    // Watched fds (aio completions) would wait up to kEpollEveryPasses passes: not with those.
+    direct_polling_ = watches_.empty() && !entries_.empty() && entries_.size() <= kDirectPollMaxConnections &&
+                      std::all_of(entries_.begin(), entries_.end(), [](const std::unique_ptr<Entry> &e) {
+                          return e->conn->polls_without_events();
+                      });
+}
+
+// A busy pass without epoll: each connection reads what arrived (EAGAIN when nothing did).
+bool PollGroup::poll_connections_directly(bool &finished_any) {
+    bool work = false;
+    for (auto &e : entries_) {
+        if (e->conn->finished()) continue;
+        work |= e->conn->poll_receive();
+        update_interest(*e);
+        finished_any |= e->conn->finished();
+    }
+    return work;
 }
 
 Status PollGroup::watch_fd(int fd, FdHandler handler, void *arg) {
@@ -147,12 +175,14 @@ Status PollGroup::watch_fd(int fd, FdHandler handler, void *arg) {
                                                            ": cannot watch fd " + std::to_string(fd) + ": " +
                                                            std::strerror(errno));
     watches_.push_back(std::move(w));
+    update_direct_polling();
     return Status::success();
 }
 
 void PollGroup::unwatch_fd(int fd) {
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
     std::erase_if(watches_, [fd](const std::unique_ptr<FdWatch> &w) { return w->fd == fd; });
+    update_direct_polling();
 }
 
 void PollGroup::close_all(const char *why) {
@@ -161,6 +191,7 @@ void PollGroup::close_all(const char *why) {
     drain_backend_io();
     close_channels();
     entries_.clear();
+    writers_waiting_ = 0;
     connection_count_.store(0, std::memory_order_relaxed);
 }
 
@@ -192,14 +223,21 @@ void PollGroup::run() {
     uint64_t last_work = now_us(), last_timer = 0;
     running_.store(true, std::memory_order_release);
     while (!stop_.load(std::memory_order_relaxed)) {
-        passes_.store(passes_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+        uint64_t pass = passes_.load(std::memory_order_relaxed) + 1;
+        passes_.store(pass, std::memory_order_release);
         uint64_t now = now_us();
         bool idle = now - last_work >= options_.idle_poll_us;
-        // Before sleeping, arm the progress engine so a completion wakes the group.
-        if (idle) doca_pe_request_notification(pe_);
-        int n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);
-        bool work = n > 0;
-        bool finished_any = false;
+        bool work = false, finished_any = false;
+        int n = 0;
+        // A connection waiting for send space is left to epoll (EPOLLOUT), not retried by hand.
+        if (!idle && direct_polling_ && writers_waiting_ == 0 && pass % kEpollEveryPasses != 0) {
+            work = poll_connections_directly(finished_any);
+        } else {
+            // Before sleeping, arm the progress engine so a completion wakes the group.
+            if (idle) doca_pe_request_notification(pe_);
+            n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);
+            work = n > 0;
+        }
         for (int i = 0; i < n; ++i) {
             void *tag = events[i].data.ptr;
             if (tag == &kWakeTag) {

@@ -6,11 +6,13 @@
 
 #include <nvme/types.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace skiff::nvmeof::tcp {
@@ -62,6 +64,7 @@ TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, tar
         return;
     }
     buffers_ = static_cast<uint8_t *>(p);
+    staging_ = std::make_unique<uint8_t[]>(kStagingBytes);
     transport::buffer_areas::add(buffers_, buffers_len_); // DMA backends may target these slots
     free_.reserve(reqs_.size());
     for (size_t i = reqs_.size(); i-- > 0;) {
@@ -94,28 +97,67 @@ void TcpQueuePair::expect(RecvState state, uint8_t *dst, uint32_t len) {
 }
 
 void TcpQueuePair::on_readable() {
+    rx_drained_ = false;
     // Bounded work per call so one busy connection cannot starve the others in the group.
     for (int budget = 512; budget > 0 && rx_state_ != RecvState::kStopped && !finished_; --budget) {
         if (rx_left_ == 0) {
             step();
             continue;
         }
-        ssize_t n = ::recv(fd_, rx_ptr_, rx_left_, MSG_DONTWAIT);
-        if (n == 0) {
-            finish("peer closed the connection");
-            break;
-        }
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
-            log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
-            finish("receive error");
-            break;
-        }
-        rx_ptr_ += n;
-        rx_left_ -= static_cast<uint32_t>(n);
+        if (!receive()) break;
         if (rx_left_ == 0) step();
     }
     flush();
+}
+
+// Feeds the current stage: from the staging buffer when it holds bytes, else with one read
+// that also brings what follows into the staging buffer (so one system call serves many PDUs).
+// Returns false once the socket is drained (a short read, EAGAIN) or the connection ended.
+bool TcpQueuePair::receive() {
+    if (staged_pos_ < staged_end_) {
+        uint32_t n = std::min(rx_left_, staged_end_ - staged_pos_);
+        std::memcpy(rx_ptr_, staging_.get() + staged_pos_, n);
+        staged_pos_ += n;
+        rx_ptr_ += n;
+        rx_left_ -= n;
+        return true;
+    }
+    if (rx_drained_) return false;
+    // Headers are small: read them through the staging buffer with a plain recv (cheaper than
+    // recvmsg, which matters most for the empty reads of a busy-polling group). A payload is
+    // read in place, the staging buffer taking what follows it.
+    bool in_place = rx_state_ == RecvState::kData;
+    iovec iov[2] = {{rx_ptr_, in_place ? rx_left_ : 0}, {staging_.get(), kStagingBytes}};
+    ssize_t n;
+    if (in_place) {
+        msghdr msg{};
+        msg.msg_iov = iov;
+        msg.msg_iovlen = 2;
+        n = ::recvmsg(fd_, &msg, MSG_DONTWAIT);
+    } else {
+        n = ::recv(fd_, staging_.get(), kStagingBytes, MSG_DONTWAIT);
+    }
+    if (n == 0) {
+        finish("peer closed the connection");
+        return false;
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
+        log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
+        finish("receive error");
+        return false;
+    }
+    size_t got = static_cast<size_t>(n);
+    rx_got_ = true;
+    uint32_t direct = static_cast<uint32_t>(std::min<size_t>(got, iov[0].iov_len));
+    rx_ptr_ += direct;
+    rx_left_ -= direct;
+    staged_pos_ = 0;
+    staged_end_ = static_cast<uint32_t>(got - direct);
+    // A read that did not fill both parts emptied the socket: parse what came, but do not ask
+    // again in this call (the poll group comes back when more arrives).
+    rx_drained_ = got < iov[0].iov_len + iov[1].iov_len;
+    return true;
 }
 
 void TcpQueuePair::step() {

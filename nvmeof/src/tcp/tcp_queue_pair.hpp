@@ -1,6 +1,7 @@
-// Internal: one NVMe/TCP connection (queue pair). Receives PDUs with exact-size reads
-// straight into their destination (headers into a small buffer, data into the request's slot
-// buffer: no extra copy), and sends through a batched SendQueue.
+// Internal: one NVMe/TCP connection (queue pair). Receives with one readv per socket read: the
+// current stage's bytes go straight to their destination (a header into a small buffer, data
+// into the request's slot buffer) and whatever follows lands in a staging buffer from which the
+// next PDUs are parsed without further system calls. Sends through a batched SendQueue.
 #pragma once
 
 #include "send_queue.hpp"
@@ -26,6 +27,12 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     int fd() const override { return fd_; }
     const std::string &peer() const override { return peer_; }
     void on_readable() override;
+    bool polls_without_events() const override { return true; }
+    bool poll_receive() override {
+        rx_got_ = false;
+        on_readable();
+        return rx_got_;
+    }
     void on_writable() override { flush(); }
     bool wants_write() const override { return !sendq_.empty(); }
     bool progress() override;
@@ -43,7 +50,8 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
 
     // Receive stages.
     void expect(RecvState state, uint8_t *dst, uint32_t len);
-    void step(); // the current stage's bytes are all here
+    bool receive(); // fills the current stage; false when the socket has nothing more now
+    void step();    // the current stage's bytes are all here
     void on_common_header();
     void on_pdu_header();
     void on_data_done();
@@ -97,6 +105,14 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     uint32_t rx_data_len_ = 0;
     TcpRequest *rx_req_ = nullptr; // whose data is arriving
     uint8_t *rx_data_ = nullptr;
+    // Bytes read past the current stage (the next PDUs), consumed before the socket is read
+    // again. Payload found here is copied to its slot: only bytes that arrived in the same read
+    // as an earlier PDU; a payload still on the socket is read straight into its slot.
+    static constexpr uint32_t kStagingBytes = 32 * 1024;
+    std::unique_ptr<uint8_t[]> staging_;
+    uint32_t staged_pos_ = 0, staged_end_ = 0;
+    bool rx_drained_ = false; // the last read emptied the socket (reset per on_readable call)
+    bool rx_got_ = false;     // bytes arrived (poll_receive)
 
     // Requests and their data buffers (one mapping, max_transfer bytes per slot).
     std::vector<TcpRequest> reqs_;

@@ -1,6 +1,8 @@
 // A poll group: one thread that owns a set of connections and drives them. It busy-polls
 // while there is work and sleeps in epoll once nothing happened for idle_poll_us (adaptive
-// polling), so an idle target does not burn a core. Each group owns a doca_pe progressed every
+// polling), so an idle target does not burn a core. While busy with a few connections that
+// allow it (TCP) and no watched fds, it reads them directly (one recv per connection per pass)
+// and asks epoll only every 16th pass. Each group owns a doca_pe progressed every
 // iteration, its notification fd in the group's epoll set. Connections arrive by message (a lock-free queue
 // plus an eventfd), never by sharing a lock with the acceptor or other groups. The group is its connections'
 // PollContext: backends open their channels on it and watch their completion fds in its loop
@@ -76,6 +78,8 @@ class PollGroup final : public nvmeof::target::PollContext {
     };
 
     void run();
+    bool poll_connections_directly(bool &finished_any);
+    void update_direct_polling();
     bool take_new_connections();
     void service(Entry &e, uint32_t events);
     void update_interest(Entry &e);
@@ -91,6 +95,11 @@ class PollGroup final : public nvmeof::target::PollContext {
     std::atomic<bool> stop_{false};
     boost::lockfree::queue<nvmeof::transport::Connection *> inbox_{64}; // owned while queued
     std::vector<std::unique_ptr<Entry>> entries_;
+    // Every connection polls without events, there are few and no watched fds: busy passes
+    // read the connections directly and ask epoll only every few passes (new connections,
+    // hang-ups, write space).
+    bool direct_polling_ = false;
+    int writers_waiting_ = 0; // connections watched for EPOLLOUT (their socket was full)
     std::vector<std::unique_ptr<FdWatch>> watches_;
     std::atomic<size_t> connection_count_{0};
     std::atomic<uint64_t> passes_{0};
