@@ -183,14 +183,18 @@ Status TcpQueue::queue_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, ui
 
 Result<uint32_t> TcpQueue::poll(std::chrono::milliseconds timeout) {
     if (failed_) return failure_;
-    if (Status st = flush(); !st) return st.error();
+    if (!tx_.empty()) {
+        if (Status st = flush(); !st) return st.error();
+    }
     const uint64_t before = completed_total_;
     const bool wait = timeout.count() > 0;
     const Deadline deadline = wait ? deadline_after(timeout) : Deadline{};
     for (;;) {
         bool more = false;
         if (Status st = receive_pass(more); !st) return st.error();
-        if (Status st = flush(); !st) return st.error(); // H2CData answering the R2Ts just read
+        if (!tx_.empty()) { // H2CData answering the R2Ts just read
+            if (Status st = flush(); !st) return st.error();
+        }
         const bool completed = completed_total_ > before;
         if (more && !completed) continue; // the ring filled up: read on before returning empty
         if (completed || !wait) break;
