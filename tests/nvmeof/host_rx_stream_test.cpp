@@ -270,3 +270,23 @@ TEST(HostRxStreamPlacement, ReadTargetsPutThePayloadBeforeTheRing) {
     EXPECT_EQ(iov[1].iov_len, 4096u); // then the whole (empty) ring for what follows
     EXPECT_EQ(want, 4596u);
 }
+
+TEST(HostRxStreamPlacement, LargePayloadsKeepTheRingReadsSmall) {
+    // 128 KiB reads through a 64 KiB ring: after a large payload's header, the ring takes only
+    // enough for the next header, so the next payload lands in place instead of being copied.
+    RxStream rx(65536);
+    StreamBuilder b({});
+    b.c2h(1, 131072, 24);
+    b.c2h(2, 131072, 24);
+    b.c2h(3, 100, 24);
+    const auto &s = b.bytes();
+    Seen seen = run(s, 65536, {}, SIZE_MAX, {});
+    expect_seen(b, seen, "large payloads");
+    EXPECT_EQ(seen.copied.at(1), 65536u - 24u); // the first read filled the ring
+    EXPECT_LE(seen.copied.at(2), RxStream::kLargePayloadRingRead);
+    iovec iov[RxStream::kMaxTargets];
+    size_t want = 0;
+    ASSERT_EQ(rx.next(), RxStream::Event::kNeedData);
+    rx.read_targets(iov, want);
+    EXPECT_EQ(want, 65536u); // small payloads (or none yet): the whole ring
+}

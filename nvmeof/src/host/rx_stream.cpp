@@ -14,7 +14,7 @@ constexpr int kDataSegment = 1; // seg_[0] pad, seg_[1] data, seg_[2] digest
 
 RxStream::RxStream(uint32_t ring_bytes, bool header_digest)
     : ring_(new uint8_t[std::max(ring_bytes, kMinRing)]), cap_(std::max(ring_bytes, kMinRing)),
-      header_digest_(header_digest) {}
+      header_digest_(header_digest), ring_read_limit_(cap_) {}
 
 uint32_t RxStream::header_need() const {
     const bool digest = header_digest_ && ring_[head_] != wire::tcp::kC2HTermReq;
@@ -57,6 +57,7 @@ void RxStream::expect_payload(uint32_t pad, uint8_t *dst, uint32_t len, bool dig
     seg_next_ = 0;
     payload_copied_ = 0;
     in_payload_ = true;
+    ring_read_limit_ = len >= cap_ / 2 ? std::min(kLargePayloadRingRead, cap_) : cap_;
 }
 
 void RxStream::fill_payload_from_ring() {
@@ -91,7 +92,7 @@ int RxStream::read_targets(iovec *iov, size_t &want) {
         tail_ -= head_;
         head_ = 0;
     }
-    iov[n++] = {ring_.get() + tail_, cap_ - tail_};
+    iov[n++] = {ring_.get() + tail_, std::min(cap_ - tail_, ring_read_limit_)};
     for (int i = 0; i < n; ++i) want += iov[i].iov_len;
     return n;
 }

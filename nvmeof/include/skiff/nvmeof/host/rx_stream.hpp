@@ -29,6 +29,9 @@ class RxStream {
     // C2HTermReq).
     static constexpr uint32_t kHeaderLen = 24;
     static constexpr uint32_t kMaxTargets = 4; // pad, data, digest, ring
+    // While payloads are large (half the ring or more: 128 KiB reads), a read puts at most this
+    // much into the ring: enough for the next header, so its payload is read in place, not copied.
+    static constexpr uint32_t kLargePayloadRingRead = 4096;
 
     // ring_bytes: at least 64 (two headers with digests fit).
     explicit RxStream(uint32_t ring_bytes, bool header_digest = false);
@@ -84,7 +87,8 @@ class RxStream {
     int seg_count_ = 0, seg_next_ = 0;
     uint32_t payload_digest_ = 0;
     uint32_t payload_copied_ = 0;
-    uint8_t pad_sink_[256]{}; // PDO padding lands here (PDO <= 255)
+    uint32_t ring_read_limit_; // bytes a read may put into the ring
+    uint8_t pad_sink_[256]{};  // PDO padding lands here (PDO <= 255)
 };
 
 } // namespace skiff::nvmeof::host
