@@ -125,6 +125,10 @@ int main(int argc, char **argv) {
         summary.reads += r.reads;
         summary.writes += r.writes;
         summary.verified_blocks += r.verified_blocks;
+        summary.all_ios += r.all_ios;
+        summary.calls.sends += r.calls.sends;
+        summary.calls.reads += r.calls.reads;
+        summary.calls.empty_reads += r.calls.empty_reads;
         if (!r.error.empty()) errors += (errors.empty() ? "" : "; ") + r.error;
     }
     const std::string target = (*session)->describe();

@@ -140,6 +140,9 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     app.add_option("--hostnqn", o.hostnqn, "host NQN to connect as (default: a fresh uuid-based NQN)");
     app.add_flag("--hdgst", o.header_digest, "ask for header digests (CRC32C)");
     app.add_flag("--ddgst", o.data_digest, "ask for data digests (CRC32C)");
+    app.add_flag("--sq-flow-control", o.sq_flow_control,
+                 "keep SQ flow control (by default Connect asks the controller to disable it, which lets "
+                 "it skip SQ head updates and finish a successful read with its C2HData PDU alone)");
     app.add_flag("--json", o.json, "print the result as one JSON object on stdout");
     app.add_flag("!--no-progress", o.progress, "no per-second progress lines on stderr");
     try {

@@ -44,6 +44,7 @@ struct PerfOptions {
     std::string hostnqn; // empty: a fresh nqn.2014-08.org.nvmexpress:uuid:... identity
     bool header_digest = false;
     bool data_digest = false;
+    bool sq_flow_control = false; // false: Connect asks the controller to disable SQ flow control
 
     // Output.
     bool json = false;

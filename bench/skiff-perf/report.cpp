@@ -37,6 +37,10 @@ nlohmann::json to_json(const PerfOptions &o, const RunSummary &s, const std::str
     if (o.verify) j["verified_blocks"] = s.verified_blocks;
     j["latency_us"] = {{"avg", l.avg}, {"min", l.min},    {"p50", l.p50}, {"p90", l.p90},
                        {"p99", l.p99}, {"p99.9", l.p999}, {"max", l.max}};
+    const double all = s.all_ios ? static_cast<double>(s.all_ios) : 1.0;
+    j["syscalls_per_io"] = {{"send", s.calls.sends / all},
+                            {"receive", s.calls.reads / all},
+                            {"empty_receive", s.calls.empty_reads / all}};
     return j;
 }
 
@@ -51,6 +55,14 @@ std::string to_text(const PerfOptions &o, const RunSummary &s) {
         static_cast<unsigned long long>(s.ios()), s.seconds, l.avg, l.min, l.p50, l.p90, l.p99, l.p999,
         l.max);
     std::string out(buf, static_cast<size_t>(n));
+    if (s.all_ios > 0) {
+        const double all = static_cast<double>(s.all_ios);
+        n = std::snprintf(buf, sizeof(buf),
+                          "system calls per I/O: %.3f send, %.3f receive (+ %.2f empty receives while "
+                          "busy-polling)\n",
+                          s.calls.sends / all, s.calls.reads / all, s.calls.empty_reads / all);
+        out.append(buf, static_cast<size_t>(n));
+    }
     if (o.verify) out += "verify: " + std::to_string(s.verified_blocks) + " blocks read back and checked\n";
     return out;
 }

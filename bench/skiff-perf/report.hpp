@@ -3,6 +3,7 @@
 
 #include "histogram.hpp"
 #include "options.hpp"
+#include "session.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,8 @@ struct RunSummary {
     uint64_t reads = 0, writes = 0;
     uint64_t verified_blocks = 0;
     LatencyHistogram latency;
+    uint64_t all_ios = 0; // ramp and drain included: what `calls` were spent on
+    TransportCalls calls;
 
     uint64_t ios() const { return reads + writes; }
     double iops() const { return seconds > 0 ? static_cast<double>(ios()) / seconds : 0.0; }

@@ -21,18 +21,34 @@ struct IoCompletion {
     bool ok() const { return (status >> 1) == 0; }
 };
 
-// One I/O queue; driven by exactly one thread.
+// One read or write of `len` bytes at `lba` to (write) or from (read) `data`, which stays
+// untouched until its completion is polled.
+struct IoCommand {
+    uint64_t lba = 0;
+    uint32_t nlb = 0;
+    uint32_t len = 0;
+    void *data = nullptr;
+    uint64_t tag = 0;
+    bool write = false;
+};
+
+// What the transport did for the I/Os so far: system calls that sent, that received bytes,
+// and receives that found nothing (busy polling).
+struct TransportCalls {
+    uint64_t sends = 0, reads = 0, empty_reads = 0;
+};
+
+// One I/O queue; driven by exactly one thread. Calls take whole batches, so a run costs one
+// (virtual) call per batch, not per command.
 class IoQueue {
   public:
     virtual ~IoQueue() = default;
-    // Sends one command with `len` bytes of data to (write) or from (read) `data`, which stays
-    // untouched until its completion is popped. more = another submit follows at once (the
-    // transport may hold this one back to send both together).
-    virtual Status submit(const nvmeof::wire::Sqe &sqe, bool write, void *data, uint32_t len, uint64_t tag,
-                          bool more) = 0;
-    // Takes whatever the target has sent so far, without waiting.
-    virtual Status poll() = 0;
-    virtual bool pop(IoCompletion &out) = 0;
+    // Sends the commands, in one system call when the transport can.
+    virtual Status submit(const IoCommand *cmds, uint32_t count) = 0;
+    // Takes whatever the target has sent so far, without waiting, and hands back up to `max`
+    // completions (the rest wait for the next poll).
+    virtual Result<uint32_t> poll(IoCompletion *out, uint32_t max) = 0;
+    virtual TransportCalls calls() const = 0;
 };
 
 struct NamespaceGeometry {

@@ -2,6 +2,7 @@
 // enables the controller, reads Identify Namespace and connects one TCP connection per I/O queue.
 #include "session.hpp"
 
+#include "skiff/nvmeof/host/commands.hpp"
 #include "skiff/nvmeof/host/controller.hpp"
 
 #include <nvme/types.h>
@@ -13,37 +14,44 @@ using namespace skiff::nvmeof::host;
 
 class TcpIoQueue final : public IoQueue {
   public:
-    explicit TcpIoQueue(TcpQueue &q) : q_(q) {}
+    TcpIoQueue(TcpQueue &q, uint32_t nsid) : q_(q), nsid_(nsid) {}
 
-    Status submit(const nvmeof::wire::Sqe &sqe, bool write, void *data, uint32_t len, uint64_t tag,
-                  bool more) override {
-        Result<uint16_t> cid = q_.submit(sqe, write ? DataDir::kHostToController : DataDir::kControllerToHost,
-                                         data, len, tag, more);
-        if (!cid) return cid.error();
+    Status submit(const IoCommand *cmds, uint32_t count) override {
+        for (uint32_t i = 0; i < count; ++i) {
+            const IoCommand &c = cmds[i];
+            const auto sqe = c.write ? cmd::write(nsid_, c.lba, c.nlb) : cmd::read(nsid_, c.lba, c.nlb);
+            // All but the last wait in the queue's send batch: one sendmsg for the lot.
+            Result<uint16_t> cid =
+                q_.submit(sqe, c.write ? DataDir::kHostToController : DataDir::kControllerToHost, c.data,
+                          c.len, c.tag, i + 1 < count);
+            if (!cid) return cid.error();
+        }
         return Status::success();
     }
-    Status poll() override {
+    Result<uint32_t> poll(IoCompletion *out, uint32_t max) override {
         Result<uint32_t> n = q_.poll(std::chrono::milliseconds(0));
         if (!n) return n.error();
-        return Status::success();
-    }
-    bool pop(IoCompletion &out) override {
+        uint32_t got = 0;
         Completion c;
-        if (!q_.pop_completion(c)) return false;
-        out.tag = c.tag;
-        out.status = c.status();
-        return true;
+        while (got < max && q_.pop_completion(c)) out[got++] = {c.tag, c.status()};
+        return got;
+    }
+    TransportCalls calls() const override {
+        const QueueCounters &n = q_.counters();
+        return {n.tx_sends, n.rx_reads, n.rx_empty_reads};
     }
 
   private:
     TcpQueue &q_;
+    uint32_t nsid_;
 };
 
 class TcpSession final : public Session {
   public:
-    TcpSession(std::unique_ptr<Controller> ctrl, NamespaceGeometry geo) : ctrl_(std::move(ctrl)), geo_(geo) {
+    TcpSession(std::unique_ptr<Controller> ctrl, NamespaceGeometry geo, uint32_t nsid)
+        : ctrl_(std::move(ctrl)), geo_(geo) {
         for (size_t i = 0; i < ctrl_->io_queue_count(); ++i)
-            queues_.push_back(std::make_unique<TcpIoQueue>(ctrl_->io_queue(i)));
+            queues_.push_back(std::make_unique<TcpIoQueue>(ctrl_->io_queue(i), nsid));
     }
     const NamespaceGeometry &geometry() const override { return geo_; }
     size_t queue_count() const override { return queues_.size(); }
@@ -74,6 +82,9 @@ Result<std::unique_ptr<Session>> connect_tcp_session(const PerfOptions &o) {
     c.io_queue_size = static_cast<uint16_t>(o.qd + 1); // at most size - 1 outstanding
     c.header_digest = o.header_digest;
     c.data_digest = o.data_digest;
+    // Without SQ flow control the controller need not report SQ head pointers, and may finish a
+    // successful read with its C2HData PDU (SUCCESS flag) instead of an extra response capsule.
+    c.disable_sq_flow_control = !o.sq_flow_control;
     Result<std::unique_ptr<Controller>> ctrl = Controller::connect(c);
     if (!ctrl) return ctrl.error();
     if ((*ctrl)->io_queue_count() < o.queues)
@@ -89,7 +100,7 @@ Result<std::unique_ptr<Session>> connect_tcp_session(const PerfOptions &o) {
     geo.block_size = 1u << ns->lbaf[ns->flbas & 0xF].ds;
     geo.blocks = ns->nsze;
     geo.max_transfer = (*ctrl)->max_transfer_bytes();
-    return std::unique_ptr<Session>(new TcpSession(std::move(ctrl.value()), geo));
+    return std::unique_ptr<Session>(new TcpSession(std::move(ctrl.value()), geo, o.nsid));
 }
 
 Result<std::unique_ptr<Session>> connect_session(const PerfOptions &o) {

@@ -1,7 +1,7 @@
 // One polling thread: it owns some I/O queues, keeps --qd commands in flight on each, polls
 // them all in a loop (no sleeping: the thread is the initiator's core), and resubmits the
-// completions of one poll as a batch. Buffers, timestamps and the histogram are allocated before
-// the run; the loop itself allocates nothing.
+// completions of one poll as one batch (one send system call, one timestamp). Buffers,
+// timestamps and the histogram are allocated before the run; the loop itself allocates nothing.
 #pragma once
 
 #include "histogram.hpp"
@@ -50,7 +50,9 @@ struct WorkerResult {
     LatencyHistogram latency;       // measured commands only
     uint64_t reads = 0, writes = 0; // measured
     uint64_t verified_blocks = 0;
-    std::string error; // empty unless a command failed, the transport failed or verify found a bad block
+    uint64_t all_ios = 0; // completed, ramp and drain included
+    TransportCalls calls; // system calls for all_ios
+    std::string error;    // empty unless a command failed, the transport failed or verify found a bad block
 };
 
 struct QueueAssignment {
@@ -80,6 +82,8 @@ class Worker {
         QueueAssignment a;
         std::vector<Slot> slots;
         std::vector<uint32_t> ready; // slots to (re)submit after the current poll
+        std::vector<IoCommand> batch;
+        std::vector<IoCompletion> done;
         uint64_t rng = 0;
         uint64_t cursor = 0; // sequential patterns
         uint32_t next_gen = 1;
@@ -90,6 +94,7 @@ class Worker {
     bool pick_write(QueueState &q);
     bool submit_ready(QueueState &q, uint32_t count);
     bool complete(QueueState &q, const IoCompletion &c, PerfClock::time_point now, const RunWindow &w);
+    void loop(const RunWindow &window, const std::atomic<bool> &stop);
     bool fail(std::string why);
 
     PerfOptions o_;

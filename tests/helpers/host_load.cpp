@@ -29,7 +29,7 @@ struct Job {
     uint32_t block = 512;
     uint64_t nsze = 0;
     std::chrono::seconds duration{5};
-    bool batch = false; // MSG_MORE between the capsules of one refill
+    bool batch = false; // the capsules of one refill leave together (one sendmsg)
 };
 
 struct QueueStats {
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     app.add_option("--queues", queues, "I/O queues, one thread each")->check(CLI::Range(1, 64));
     app.add_option("--seconds", seconds, "run time")->check(CLI::Range(1, 3600));
     app.add_flag("--digests", digests, "header and data digests on");
-    app.add_flag("--batch", job.batch, "submit the refills of one poll as a batch (MSG_MORE)");
+    app.add_flag("--batch", job.batch, "submit the refills of one poll as one batch (one sendmsg)");
     CLI11_PARSE(app, argc, argv);
     log::set_level(spdlog::level::warn);
     job.write = rw == "randwrite";

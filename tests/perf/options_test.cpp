@@ -39,6 +39,7 @@ TEST(perf_options, Defaults) {
     EXPECT_EQ(r->transport, "tcp");
     EXPECT_FALSE(r->verify);
     EXPECT_FALSE(r->json);
+    EXPECT_FALSE(r->sq_flow_control); // Connect asks to disable it: reads may end with C2HData SUCCESS
 }
 
 TEST(perf_options, FullJob) {
@@ -69,6 +70,7 @@ TEST(perf_options, FullJob) {
                     "nqn.2014-08.org.example:h",
                     "--hdgst",
                     "--ddgst",
+                    "--sq-flow-control",
                     "--json",
                     "--no-progress"});
     ASSERT_TRUE(r.ok()) << r.error().message;
@@ -87,6 +89,7 @@ TEST(perf_options, FullJob) {
     EXPECT_EQ(r->hostnqn, "nqn.2014-08.org.example:h");
     EXPECT_TRUE(r->header_digest);
     EXPECT_TRUE(r->data_digest);
+    EXPECT_TRUE(r->sq_flow_control);
     EXPECT_TRUE(r->json);
     EXPECT_FALSE(r->progress);
 }

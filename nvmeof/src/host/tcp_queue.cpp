@@ -66,6 +66,7 @@ Status TcpQueue::handshake() {
     Result<TcpParams> params = parse_ic_resp(resp, config_.header_digest, config_.data_digest);
     if (!params) return params.error();
     params_ = *params;
+    rx_.set_header_digest(params_.header_digest);
     skiff::log::get("host")->debug("queue {} to {}: hdgst {} ddgst {} cpda align {} maxh2cdata {}",
                                    config_.qid, sock_.peer(), params_.header_digest, params_.data_digest,
                                    params_.cpda_align, params_.maxh2cdata);
@@ -86,20 +87,28 @@ Status TcpQueue::fail(Error error) {
     return failure_;
 }
 
-Status TcpQueue::send_pdu(uint32_t header_bytes, const uint8_t *data, uint32_t data_len,
-                          const PduFrame &frame, bool more) {
-    iovec iov[3];
-    int n = 0;
-    iov[n++] = {tx_, header_bytes + frame.pad};
-    if (data_len > 0) {
-        iov[n++] = {const_cast<uint8_t *>(data), data_len};
-        if (params_.data_digest) {
-            tx_ddgst_ = crc32c(data, data_len);
-            iov[n++] = {&tx_ddgst_, kDigestLen};
-        }
-    }
-    if (Status st = sock_.send_all(iov, n, pdu_deadline(), more); !st) return fail(st.error());
+Status TcpQueue::flush() {
+    if (failed_) return failure_;
+    if (tx_.empty()) return Status::success();
+    ++counters_.tx_sends;
+    if (Status st = tx_.send(sock_, pdu_deadline()); !st) return fail(st.error());
     return Status::success();
+}
+
+Status TcpQueue::make_room(uint32_t bytes, int iovs) {
+    if (tx_.fits(bytes, iovs)) return Status::success();
+    return flush();
+}
+
+void TcpQueue::queue_data(const uint8_t *data, uint32_t len, const PduFrame &frame) {
+    if (len == 0) return;
+    tx_.add(data, len);
+    if (params_.data_digest) {
+        const uint32_t d = crc32c(data, len);
+        uint8_t *p = tx_.alloc(kDigestLen);
+        std::memcpy(p, &d, sizeof(d));
+        tx_.add(p, kDigestLen);
+    }
 }
 
 Result<uint16_t> TcpQueue::submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag,
@@ -112,41 +121,48 @@ Result<uint16_t> TcpQueue::submit(const wire::Sqe &sqe, DataDir dir, void *data,
         return make_error(DOCA_ERROR_INVALID_VALUE,
                           "a command with data needs a direction, a buffer and a length > 0; one without "
                           "data needs none of them");
+    const bool in_capsule = dir == DataDir::kHostToController && len <= in_capsule_limit_;
+    const uint32_t icd = in_capsule ? len : 0;
+    const PduFrame frame = frame_pdu(sizeof(CapsuleCmd), icd, params_);
+    // Header, padding and data digest in the arena; header + pad, data, digest as iovecs.
+    if (Status st = make_room(frame.header_len + frame.pad + kDigestLen, 3); !st) return st.error();
+
     const uint16_t cid = free_cids_[--free_count_];
     Slot &slot = slots_[cid];
     slot = Slot{SlotState::kInFlight, false, dir, static_cast<uint8_t *>(data), len, 0, tag, {}};
 
-    const bool in_capsule = dir == DataDir::kHostToController && len <= in_capsule_limit_;
-    auto *pdu = reinterpret_cast<CapsuleCmd *>(tx_);
-    std::memset(tx_, 0, sizeof(tx_));
+    uint8_t *hdr = tx_.alloc(frame.header_len + frame.pad);
+    auto *pdu = reinterpret_cast<CapsuleCmd *>(hdr);
     pdu->sqe = sqe;
     pdu->sqe.cid = cid;
     pdu->sqe.flags = static_cast<uint8_t>((sqe.flags & ~wire::kPsdtMask) | wire::kPsdtSgl);
     pdu->sqe.dptr = {};
     pdu->sqe.dptr.length = len;
     pdu->sqe.dptr.id = in_capsule && len > 0 ? wire::kSglIdInCapsule : wire::kSglIdTcpTransport;
-
-    const uint32_t icd = in_capsule ? len : 0;
-    const PduFrame frame = frame_pdu(sizeof(CapsuleCmd), icd, params_);
     fill_common_header(pdu->ch, kCapsuleCmd, sizeof(CapsuleCmd), frame);
     if (params_.header_digest) {
-        const uint32_t d = header_digest(tx_, sizeof(CapsuleCmd));
-        std::memcpy(tx_ + sizeof(CapsuleCmd), &d, sizeof(d));
+        const uint32_t d = header_digest(hdr, sizeof(CapsuleCmd));
+        std::memcpy(hdr + sizeof(CapsuleCmd), &d, sizeof(d));
     }
-    if (Status st = send_pdu(frame.header_len, slot.data, icd, frame, more); !st) return st.error();
+    tx_.add(hdr, frame.header_len + frame.pad);
+    queue_data(slot.data, icd, frame);
     ++counters_.commands;
     if (icd > 0) ++counters_.in_capsule_writes;
+    if (!more) {
+        if (Status st = flush(); !st) return st.error();
+    }
     return cid;
 }
 
-Status TcpQueue::send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uint32_t length) {
+Status TcpQueue::queue_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uint32_t length) {
     const Slot &slot = slots_[cid];
     const uint32_t end = offset + length;
     for (uint32_t off = offset; off < end;) {
         const uint32_t chunk = std::min(end - off, params_.maxh2cdata);
-        auto *pdu = reinterpret_cast<DataPdu *>(tx_);
-        std::memset(tx_, 0, sizeof(tx_));
         const PduFrame frame = frame_pdu(sizeof(DataPdu), chunk, params_);
+        if (Status st = make_room(frame.header_len + frame.pad + kDigestLen, 3); !st) return st;
+        uint8_t *hdr = tx_.alloc(frame.header_len + frame.pad);
+        auto *pdu = reinterpret_cast<DataPdu *>(hdr);
         fill_common_header(pdu->ch, kH2CData, sizeof(DataPdu), frame);
         if (off + chunk == end) pdu->ch.flags |= kFlagDataLast;
         pdu->cccid = cid;
@@ -154,10 +170,11 @@ Status TcpQueue::send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uin
         pdu->datao = off;
         pdu->datal = chunk;
         if (params_.header_digest) {
-            const uint32_t d = header_digest(tx_, sizeof(DataPdu));
-            std::memcpy(tx_ + sizeof(DataPdu), &d, sizeof(d));
+            const uint32_t d = header_digest(hdr, sizeof(DataPdu));
+            std::memcpy(hdr + sizeof(DataPdu), &d, sizeof(d));
         }
-        if (Status st = send_pdu(frame.header_len, slot.data + off, chunk, frame); !st) return st;
+        tx_.add(hdr, frame.header_len + frame.pad);
+        queue_data(slot.data + off, chunk, frame);
         ++counters_.h2c_pdus;
         off += chunk;
     }
@@ -166,33 +183,30 @@ Status TcpQueue::send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uin
 
 Result<uint32_t> TcpQueue::poll(std::chrono::milliseconds timeout) {
     if (failed_) return failure_;
+    if (!tx_.empty()) {
+        if (Status st = flush(); !st) return st.error();
+    }
     const uint64_t before = completed_total_;
-    const Deadline deadline = deadline_after(timeout);
+    const bool wait = timeout.count() > 0;
+    const Deadline deadline = wait ? deadline_after(timeout) : Deadline{};
     for (;;) {
-        // Every PDU a host receives after the ICResp starts with a 24-byte header: try to take
-        // one without blocking. When none is there, stop if something completed (or the time is
-        // up); otherwise wait: an R2T or C2HData alone completes nothing.
-        if (staged() < sizeof(TermReq)) {
-            Result<size_t> n = fill_stage();
-            if (!n) return fail(n.error()).error();
+        bool more = false;
+        if (Status st = receive_pass(more); !st) return st.error();
+        if (!tx_.empty()) { // H2CData answering the R2Ts just read
+            if (Status st = flush(); !st) return st.error();
         }
-        if (staged() == 0) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-            if (completed_total_ > before || left.count() <= 0) break;
-            Result<bool> readable = sock_.wait_readable(left);
-            if (!readable) return fail(readable.error()).error();
-            if (!*readable) break;
-            continue;
-        }
-        alignas(8) uint8_t hdr[kRxHeaderMax];
-        const uint32_t have = std::min<uint32_t>(staged(), sizeof(TermReq));
-        std::memcpy(hdr, rx_stage_ + rx_head_, have);
-        rx_head_ += have;
-        if (Status st = receive_one_pdu(hdr, have); !st) return st.error();
+        const bool completed = completed_total_ > before;
+        if (more && !completed) continue; // the ring filled up: read on before returning empty
+        if (completed || !wait) break;
+        // An R2T or a C2HData alone completes nothing: wait for the rest.
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) break;
+        Result<bool> readable = sock_.wait_readable(left);
+        if (!readable) return fail(readable.error()).error();
+        if (!*readable) break;
     }
     return static_cast<uint32_t>(completed_total_ - before);
 }
-
 bool TcpQueue::pop_completion(Completion &out) {
     if (done_count_ == 0) return false;
     const uint16_t cid = done_ring_[done_head_];

@@ -1,5 +1,6 @@
-// The controller-to-host side of a queue: one PDU at a time, dispatched by type. C2H data goes
-// straight from the socket into the command's buffer; R2Ts are answered with H2CData at once.
+// The controller-to-host side of a queue: one receive brings many PDUs into the ring (RxStream),
+// each is dispatched by type. C2H data lands in the command's buffer (copied from the ring, or
+// read in place when it has not arrived yet); R2Ts queue H2CData, sent at the end of the poll.
 #include "skiff/nvmeof/host/tcp_queue.hpp"
 
 #include "skiff/nvmeof/crc32c.hpp"
@@ -11,80 +12,40 @@ namespace skiff::nvmeof::host {
 
 using namespace wire::tcp;
 
-Result<size_t> TcpQueue::fill_stage() {
-    if (rx_head_ > 0) { // keep the unread bytes at the front: the stage is tiny, this is cheap
-        std::memmove(rx_stage_, rx_stage_ + rx_head_, staged());
-        rx_tail_ -= rx_head_;
-        rx_head_ = 0;
+Status TcpQueue::receive_pass(bool &more) {
+    more = false;
+    iovec iov[RxStream::kMaxTargets];
+    size_t want = 0;
+    const int n = rx_.read_targets(iov, want);
+    Result<size_t> got = n == 1 ? sock_.try_recv(iov[0].iov_base, iov[0].iov_len) : sock_.try_readv(iov, n);
+    if (!got) return fail(got.error());
+    if (*got == 0) {
+        ++counters_.rx_empty_reads;
+        return Status::success();
     }
-    Result<size_t> n = sock_.try_recv(rx_stage_ + rx_tail_, kRxStage - rx_tail_);
-    if (n && *n > 0) {
-        rx_tail_ += static_cast<uint32_t>(*n);
-        ++counters_.rx_reads;
-    }
-    return n;
-}
-
-Status TcpQueue::take(void *dst, size_t len, Deadline deadline) {
-    iovec iov{dst, len};
-    return take(&iov, 1, deadline, false);
-}
-
-Status TcpQueue::take(iovec *iov, int iovcnt, Deadline deadline, bool read_ahead) {
-    // Staged bytes first.
-    for (; iovcnt > 0 && staged() > 0; ++iov, --iovcnt) {
-        const uint32_t n = static_cast<uint32_t>(std::min<size_t>(iov->iov_len, staged()));
-        std::memcpy(iov->iov_base, rx_stage_ + rx_head_, n);
-        rx_head_ += n;
-        if (n < iov->iov_len) {
-            iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + n;
-            iov->iov_len -= n;
+    ++counters_.rx_reads;
+    rx_.commit(*got);
+    more = *got == want;
+    for (;;) {
+        switch (rx_.next()) {
+        case RxStream::Event::kNeedData:
+            return Status::success();
+        case RxStream::Event::kHeader:
+            if (Status st = on_header(rx_.header()); !st) return st;
+            break;
+        case RxStream::Event::kPayloadDone:
+            if (Status st = on_c2h_payload_done(); !st) return st;
             break;
         }
     }
-    if (staged() > 0 || iovcnt == 0) return Status::success();
-    rx_head_ = rx_tail_ = 0;
-    if (!read_ahead) {
-        if (Status st = sock_.recv_exact(iov, iovcnt, deadline); !st) return st;
-        ++counters_.rx_reads;
-        return Status::success();
-    }
-    // The rest straight from the socket, with the empty stage appended for what follows.
-    constexpr int kMaxIov = 4;
-    iovec v[kMaxIov + 1];
-    int n = 0;
-    for (int i = 0; i < iovcnt && n < kMaxIov; ++i)
-        if (iov[i].iov_len > 0) v[n++] = iov[i];
-    size_t want = 0;
-    for (int i = 0; i < n; ++i) want += v[i].iov_len;
-    v[n] = {rx_stage_, kRxStage};
-    int first = 0;
-    while (want > 0) {
-        Result<size_t> got = sock_.try_readv(v + first, n + 1 - first);
-        if (!got) return got.error();
-        if (*got == 0) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-            if (left.count() <= 0)
-                return make_error(DOCA_ERROR_TIME_OUT, "receive from " + sock_.peer() + ": no data in time");
-            Result<bool> readable = sock_.wait_readable(left);
-            if (!readable) return readable.error();
-            continue;
-        }
-        ++counters_.rx_reads;
-        size_t left = *got;
-        while (first < n && left >= v[first].iov_len) {
-            left -= v[first].iov_len;
-            want -= v[first].iov_len;
-            ++first;
-        }
-        if (first < n) {
-            v[first].iov_base = static_cast<uint8_t *>(v[first].iov_base) + left;
-            v[first].iov_len -= left;
-            want -= left;
-        } else {
-            rx_tail_ = static_cast<uint32_t>(left); // read ahead: the start of the next PDU(s)
-        }
-    }
+}
+
+Status TcpQueue::take(void *dst, size_t len, Deadline deadline) {
+    const size_t staged = rx_.take_staged(dst, len);
+    if (staged == len) return Status::success();
+    if (Status st = sock_.recv_exact(static_cast<uint8_t *>(dst) + staged, len - staged, deadline); !st)
+        return st;
+    ++counters_.rx_reads;
     return Status::success();
 }
 
@@ -100,23 +61,21 @@ std::string hex(uint32_t v) {
 }
 } // namespace
 
-Status TcpQueue::receive_one_pdu(uint8_t *hdr, size_t have) {
-    // `have` bytes of the header are in hdr already; complete the 24 bytes every post-ICResp PDU
-    // header has, check them, then take the header digest when one follows.
-    auto &ch = *reinterpret_cast<CommonHeader *>(hdr);
-    const Deadline deadline = pdu_deadline();
-    if (have < sizeof(TermReq)) {
-        if (Status st = take(hdr + have, sizeof(TermReq) - have, deadline); !st) return fail(st.error());
-    }
+Status TcpQueue::on_header(const uint8_t *hdr) {
+    const auto &ch = *reinterpret_cast<const CommonHeader *>(hdr);
     if (Status st = check_incoming_header(ch, params_, kMaxPlen); !st)
         return fail(
             make_error(DOCA_ERROR_UNEXPECTED,
                        "protocol error on queue " + std::to_string(config_.qid) + ": " + st.error().message));
-    const bool hdgst = ch.type != kC2HTermReq && params_.header_digest;
-    if (hdgst) {
-        if (Status st = take(hdr + ch.hlen, kDigestLen, deadline); !st) return fail(st.error());
+    if (ch.type != kC2HTermReq && params_.header_digest) {
         if (Status st = check_header_digest(hdr, ch.hlen); !st) return st;
     }
+    // A response capsule or an R2T is its header alone (NVMe/TCP has no response data).
+    if ((ch.type == kCapsuleResp || ch.type == kR2T) && ch.plen != rx_.header_bytes())
+        return fail(make_error(DOCA_ERROR_UNEXPECTED,
+                               "protocol error on queue " + std::to_string(config_.qid) + ": PDU type " +
+                                   std::to_string(ch.type) + " has PLEN " + std::to_string(ch.plen) +
+                                   ", must be " + std::to_string(rx_.header_bytes())));
     switch (ch.type) {
     case kCapsuleResp:
         return on_capsule_resp(hdr);
@@ -183,31 +142,39 @@ Status TcpQueue::on_c2h_data(const uint8_t *hdr) {
                                    std::to_string(uint64_t{pdu.datao} + pdu.datal) + " (PLEN " +
                                    std::to_string(pdu.ch.plen) + ", PDO " + std::to_string(pdu.ch.pdo) +
                                    ") but the command reads " + std::to_string(slot.len) + " bytes"));
-    // Padding, data straight into the command's buffer, data digest: one readv when possible.
-    uint8_t *dst = slot.data + pdu.datao;
-    uint32_t got = 0;
-    iovec iov[3] = {{rx_skip_, pdu.ch.pdo - header_len}, {dst, pdu.datal}, {&got, ddgst ? kDigestLen : 0u}};
-    const uint32_t staged_before = staged();
-    if (Status st = take(iov, 3, pdu_deadline(), true); !st) return fail(st.error());
-    counters_.staged_data_bytes += std::min(staged_before, pdu.datal);
-    if (ddgst) {
-        const uint32_t want = crc32c(dst, pdu.datal);
-        if (got != want)
-            return fail(make_error(DOCA_ERROR_UNEXPECTED, "data digest mismatch in C2HData for CID " +
-                                                              std::to_string(pdu.cccid) + ": got 0x" +
-                                                              hex(got) + ", computed 0x" + hex(want)));
+    // Padding, data into the command's buffer, data digest: from the ring, or read in place.
+    rx_c2h_ = pdu;
+    rx_.expect_payload(pdu.ch.pdo - header_len, slot.data + pdu.datao, pdu.datal, ddgst);
+    return Status::success();
+}
+
+Status TcpQueue::on_c2h_payload_done() {
+    const DataPdu &pdu = rx_c2h_;
+    Slot &slot = slots_[pdu.cccid]; // checked in on_c2h_data; nothing completes it meanwhile
+    counters_.staged_data_bytes += rx_.payload_copied();
+    if (pdu.ch.flags & kFlagDdgst) {
+        const uint32_t want = crc32c(slot.data + pdu.datao, pdu.datal);
+        if (rx_.payload_digest() != want)
+            return fail(make_error(DOCA_ERROR_UNEXPECTED,
+                                   "data digest mismatch in C2HData for CID " + std::to_string(pdu.cccid) +
+                                       ": got 0x" + hex(rx_.payload_digest()) + ", computed 0x" + hex(want)));
     }
     slot.received += pdu.datal;
     ++counters_.c2h_pdus;
     if (pdu.ch.pdo % ((config_.hpda + 1u) * 4u) != 0) ++counters_.c2h_misaligned;
-    // SUCCESS with LAST_PDU stands in for a response capsule with all-zero status and result.
-    if ((pdu.ch.flags & kFlagDataSuccess) && (pdu.ch.flags & kFlagDataLast)) {
-        wire::Cqe cqe{};
-        cqe.cid = pdu.cccid;
-        cqe.sq_id = config_.qid;
-        ++counters_.c2h_success;
-        complete(pdu.cccid, cqe);
-    }
+    if (!(pdu.ch.flags & kFlagDataSuccess)) return Status::success();
+    // SUCCESS stands in for a response capsule with all-zero status and result; the
+    // specification allows it only on the last PDU of the transfer.
+    if (!(pdu.ch.flags & kFlagDataLast))
+        return fail(make_error(DOCA_ERROR_UNEXPECTED, "protocol error on queue " +
+                                                          std::to_string(config_.qid) + ": C2HData for CID " +
+                                                          std::to_string(pdu.cccid) +
+                                                          " has SUCCESS without LAST_PDU"));
+    wire::Cqe cqe{};
+    cqe.cid = pdu.cccid;
+    cqe.sq_id = config_.qid;
+    ++counters_.c2h_success;
+    complete(pdu.cccid, cqe);
     return Status::success();
 }
 
@@ -223,7 +190,7 @@ Status TcpQueue::on_r2t(const uint8_t *hdr) {
                                                   std::to_string(uint64_t{pdu.r2to} + pdu.r2tl) +
                                                   " but the command writes " + std::to_string(slot.len)));
     ++counters_.r2ts;
-    return send_h2c_data(pdu.cccid, pdu.ttag, pdu.r2to, pdu.r2tl);
+    return queue_h2c_data(pdu.cccid, pdu.ttag, pdu.r2to, pdu.r2tl); // sent at the end of the poll
 }
 
 Status TcpQueue::on_term_req(const uint8_t *hdr) {

@@ -1,15 +1,18 @@
 // One NVMe/TCP queue pair seen from the host: a TCP connection that has done the ICReq/ICResp
 // exchange, plus a fixed table of command slots (CID = slot index). Commands are submitted and
 // their completions polled; many can be outstanding. Nothing here allocates after connect():
-// capsule headers are built in a preallocated scratch buffer and data moves straight between
-// the caller's buffer and the socket.
+// capsule headers are built in the queue's send batch (many capsules, one sendmsg), received
+// PDUs are parsed in place in its receive ring (many PDUs, one recv), and C2H data is copied
+// from the ring into the caller's buffer or, when it has not arrived yet, read straight into it.
 //
 // Not thread-safe: one thread drives a queue (the controller serialises its admin queue).
 #pragma once
 
 #include "skiff/core/status.hpp"
 #include "skiff/nvmeof/host/pdu_framing.hpp"
+#include "skiff/nvmeof/host/rx_stream.hpp"
 #include "skiff/nvmeof/host/tcp_socket.hpp"
+#include "skiff/nvmeof/host/tx_batch.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
 #include <chrono>
@@ -58,7 +61,9 @@ struct QueueCounters {
     uint64_t c2h_misaligned = 0;    // C2HData whose data did not start at the HPDA alignment we asked for
     uint64_t responses = 0;         // response capsules
     uint64_t rx_reads = 0;          // receive system calls that brought bytes
-    uint64_t staged_data_bytes = 0; // C2H data that arrived in the staging buffer and was copied out
+    uint64_t rx_empty_reads = 0;    // receive system calls that found nothing (busy polling)
+    uint64_t tx_sends = 0;          // send batches (one sendmsg each unless the socket was full)
+    uint64_t staged_data_bytes = 0; // C2H data that arrived in the receive ring and was copied out
 };
 
 class TcpQueue {
@@ -81,16 +86,19 @@ class TcpQueue {
     void set_in_capsule_limit(uint32_t bytes) { in_capsule_limit_ = bytes; }
     uint32_t in_capsule_limit() const { return in_capsule_limit_; }
 
-    // Sends one command; returns its CID. The buffer must stay valid until the command completes.
+    // Queues one command; returns its CID. The buffer must stay valid until the command completes.
     // The queue fills in CID, PSDT and the SGL.
-    // more = true: another submit() follows at once, let the kernel batch the capsules (the last
-    // submit of a batch must pass false, or its capsule waits for the kernel's cork timer).
+    // more = false sends it, with every command queued before it, in one sendmsg; more = true
+    // holds it until the next submit() without more, flush() or poll().
     Result<uint16_t> submit(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len, uint64_t tag = 0,
                             bool more = false);
+    // Sends whatever submit(more = true) queued.
+    Status flush();
 
-    // Handles incoming PDUs (answering R2Ts, placing C2H data) until at least one command
-    // completed and nothing more is waiting, or `timeout` passed (0: only what is already there).
-    // Returns how many commands completed. An error means the queue is dead.
+    // Sends what is queued, then handles incoming PDUs (answering R2Ts, placing C2H data) until
+    // at least one command completed, or `timeout` passed (0: only what is already there, one
+    // receive unless it filled the ring and nothing has completed yet). Returns how many
+    // commands completed. An error means the queue is dead.
     Result<uint32_t> poll(std::chrono::milliseconds timeout);
 
     // The next completion of a command sent with submit(); false when there is none.
@@ -131,30 +139,24 @@ class TcpQueue {
     Status handshake();
 
     // Receive side (tcp_queue_receive.cpp).
-    // Largest header a host receives after the ICResp (24 bytes) plus its digest.
-    static constexpr size_t kRxHeaderMax = 24 + 4;
-    Status receive_one_pdu(uint8_t *hdr, size_t have);
-    // Receive staging: one non-blocking read takes as many small PDUs (responses, R2Ts, data
-    // headers) as are waiting; payloads go straight into the command's buffer, except the few
-    // bytes of one that arrived in the same read as its header (at most kRxStage, copied out).
-    static constexpr uint32_t kRxStage = 512;
-    uint32_t staged() const { return rx_tail_ - rx_head_; }
-    Result<size_t> fill_stage();
-    // Fills dst / the iovecs from the stage, then from the socket; with read_ahead, the socket
-    // read also fills the (empty) stage with what follows, saving the next header's system call.
-    Status take(void *dst, size_t len, Deadline deadline);
-    Status take(iovec *iov, int iovcnt, Deadline deadline, bool read_ahead);
+    // One receive (into the ring, or straight into a payload's buffer) and every PDU it completed.
+    // more: the read filled all it asked for, so the socket may hold more.
+    Status receive_pass(bool &more);
+    Status on_header(const uint8_t *hdr);
     Status on_capsule_resp(const uint8_t *hdr);
     Status on_c2h_data(const uint8_t *hdr);
+    Status on_c2h_payload_done();
     Status on_r2t(const uint8_t *hdr);
     Status on_term_req(const uint8_t *hdr);
     Status check_header_digest(const uint8_t *hdr, uint8_t hlen);
+    Status take(void *dst, size_t len, Deadline deadline); // raw escape hatch: ring, then socket
     Result<Slot *> slot_for(uint16_t cid, const char *pdu_name);
     void complete(uint16_t cid, const wire::Cqe &cqe);
 
-    Status send_pdu(uint32_t header_bytes, const uint8_t *data, uint32_t data_len, const PduFrame &frame,
-                    bool more = false);
-    Status send_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uint32_t length);
+    // Send side: PDUs go into tx_ and leave with flush().
+    Status make_room(uint32_t bytes, int iovs); // flushes when the batch is full
+    void queue_data(const uint8_t *data, uint32_t len, const PduFrame &frame);
+    Status queue_h2c_data(uint16_t cid, uint16_t ttag, uint32_t offset, uint32_t length);
     Status fail(Error error);
     Deadline pdu_deadline() const { return deadline_after(config_.timeout); }
 
@@ -170,12 +172,11 @@ class TcpQueue {
     uint32_t done_head_ = 0, done_count_ = 0;
     uint64_t completed_total_ = 0;
 
-    // Outgoing header + header digest + padding; sends are synchronous, so one is enough.
-    alignas(64) uint8_t tx_[256]{};
-    uint32_t tx_ddgst_ = 0;
-    uint8_t rx_skip_[256]{}; // padding of incoming data PDUs lands here
-    alignas(8) uint8_t rx_stage_[kRxStage]{};
-    uint32_t rx_head_ = 0, rx_tail_ = 0; // unread staged bytes are [rx_head_, rx_tail_)
+    // Receive ring: one read takes a few dozen 4 KiB reads' worth of PDUs.
+    static constexpr uint32_t kRxRing = 64 * 1024;
+    RxStream rx_{kRxRing};
+    wire::tcp::DataPdu rx_c2h_{}; // the C2HData whose payload rx_ is placing
+    TxBatch tx_;
 
     bool failed_ = false;
     Error failure_;
