@@ -39,6 +39,11 @@
 #   doca-rdma         tests/helpers/rdma_pingpong INSIDE the guest on rxe0: two doca_rdma contexts
 #                     (server and client processes) do connect with private data, send/receive,
 #                     RDMA write (+imm) and RDMA read with byte checks, disconnect.
+#   dpa-rdma-pingpong tests/helpers/dpa_rdma_pingpong INSIDE the guest on rxe0: two processes, each a
+#                     doca_rdma context on the DPA data path with one DPA thread; exports exchanged by
+#                     device-side sends, 64 ping-pongs by device-side send/receive, RDMA write with
+#                     immediate both ways, atomic fetch-add, remote sync event set/add, RDMA read,
+#                     every byte verified on the DPA thread or the host.
 #
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
 # the target port on the host (default: a free one, so parallel runs on one machine do not
@@ -188,9 +193,28 @@ echo "doca-rdma: server exit $src, client exit $crc"
 [ $src = 0 ] && [ $crc = 0 ]'
 }
 
+test_dpa_rdma_pingpong() {
+  local pingpong="${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}"
+  [ -x "$pingpong" ] || { echo "dpa-rdma-pingpong: $pingpong is missing (scripts/build.sh release)"; return 1; }
+  # shellcheck disable=SC2016  # expanded in the guest
+  LAB_PASS_ENV="${LAB_PASS_ENV:-} PINGPONG" PINGPONG="$pingpong" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" \
+    "$lab/run-in-guest" '
+set -uo pipefail
+. /lab/guest/nvmet.sh
+addr="$(lab_rxe_up)" || { echo "dpa-rdma-pingpong: FAIL: soft-RoCE (rxe0) did not come up"; exit 1; }
+/lab/guest/with-host-libs "$PINGPONG" --server --device rxe0 --port 7472 > /lab-run/server.log 2>&1 &
+spid=$!
+for _ in $(seq 1 120); do grep -q "^listening" /lab-run/server.log 2>/dev/null && break; kill -0 $spid 2>/dev/null || break; sleep 0.5; done
+timeout 120 /lab/guest/with-host-libs "$PINGPONG" --client --device rxe0 --addr "$addr" --port 7472 > /lab-run/client.log 2>&1
+crc=$?
+wait $spid; src=$?
+echo "--- server"; cat /lab-run/server.log
+echo "--- client"; cat /lab-run/client.log
+echo "dpa-rdma-pingpong: server exit $src, client exit $crc"
+[ $src = 0 ] && [ $crc = 0 ]'
+}
 
-
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet doca-rdma hostmem-tcp hostmem-rdma)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
