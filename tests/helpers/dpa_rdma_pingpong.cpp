@@ -35,6 +35,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "check_lines.hpp"
+
 #if __has_include(<infiniband/verbs.h>)
 #include <infiniband/verbs.h>
 #define HAVE_VERBS_WC 1
@@ -51,19 +53,10 @@
 
 namespace {
 
-int g_failed = 0, g_passed = 0;
-
-bool check(bool ok, const std::string &what, const std::string &detail = "") {
-    (ok ? g_passed : g_failed)++;
-    std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
-                detail.c_str());
-    std::fflush(stdout);
-    return ok;
-}
-
-bool check_rc(doca_error_t rc, const std::string &what, doca_error_t want = DOCA_SUCCESS) {
-    return check(rc == want, what, rc == want ? "" : std::string("got ") + doca_error_get_name(rc));
-}
+using skiff::test::check;
+using skiff::test::check_rc;
+int &g_failed = skiff::test::g_checks_failed;
+int &g_passed = skiff::test::g_checks_passed;
 
 // Memory layout of each side (one mmap, exported for RDMA).
 constexpr size_t kSlot = 512, kSlots = 8;

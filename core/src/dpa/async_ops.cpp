@@ -71,11 +71,7 @@ void doca_dpa_async_ops::run_ops() {
 namespace {
 
 doca_dpa_async_ops *async_ops_of(uint64_t handle, const char *api, DeviceCall *&call) {
-    call = skiff::core::dpa::device_call(api);
-    if (!call) return nullptr;
-    doca_dpa_async_ops *ao = skiff::core::dpa::decode_handle<doca_dpa_async_ops>(*call, handle, api);
-    if (ao && !ao->owner.acquire(*call, "an async ops context")) return nullptr;
-    return ao;
+    return skiff::core::dpa::decode_owned<doca_dpa_async_ops>(handle, api, "an async ops context", call);
 }
 
 void post_or_fault(DeviceCall &call, doca_dpa_async_ops *ao, const AsyncOp &op, const char *api) {

@@ -39,4 +39,15 @@ class OwnerCheck {
 #endif
 };
 
+// A device post's start: the running call (nullptr outside device code), and the object behind
+// handle, decoded (decode_handle) and owned by the call (nullptr after a fault). T has an `owner`.
+template <typename T>
+T *decode_owned(uint64_t handle, const char *api, const char *what, DeviceCall *&call) {
+    call = device_call(api);
+    if (!call) return nullptr;
+    T *obj = decode_handle<T>(*call, handle, api);
+    if (obj && !obj->owner.acquire(*call, what)) return nullptr;
+    return obj;
+}
+
 } // namespace skiff::core::dpa

@@ -27,11 +27,7 @@ using skiff::core::rdma::DpaRdma;
 namespace {
 
 DpaRdma *rdma_of(doca_dpa_dev_rdma_t handle, const char *api, DeviceCall *&call) {
-    call = skiff::core::dpa::device_call(api);
-    if (!call) return nullptr;
-    auto *r = skiff::core::dpa::decode_handle<DpaRdma>(*call, handle, api);
-    if (r && !r->owner.acquire(*call, "a DPA RDMA handle")) return nullptr;
-    return r;
+    return skiff::core::dpa::decode_owned<DpaRdma>(handle, api, "a DPA RDMA handle", call);
 }
 
 // An operation that cannot reach the hardware (bad connection id or address, post failure): one
