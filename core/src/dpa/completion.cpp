@@ -5,15 +5,18 @@
 #include "dpa/thread.hpp"
 
 #include <doca_dpa_dev.h>
+#include <skiff/core/dpa_verbs_cq.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 
 using skiff::core::dpa::check_usable;
 using skiff::core::dpa::CompletionSlot;
 using skiff::core::dpa::dpa_logger;
 
-doca_error_t doca_dpa_completion::post(uint32_t type, uint32_t user_data, uint32_t immediate) {
+doca_error_t doca_dpa_completion::post(uint32_t type, uint32_t user_data, uint32_t immediate,
+                                       const void *raw_wc) {
     uint64_t idx = reserved.fetch_add(1, std::memory_order_acq_rel);
     if (idx - acked.load(std::memory_order_acquire) >= queue_size) {
         dpa->fail("completion queue overflow: more than queue_size (" + std::to_string(queue_size) +
@@ -24,6 +27,8 @@ doca_error_t doca_dpa_completion::post(uint32_t type, uint32_t user_data, uint32
     slot.type = type;
     slot.user_data = user_data;
     slot.immediate = immediate;
+    slot.has_raw_wc = raw_wc != nullptr;
+    if (raw_wc) std::memcpy(slot.raw_wc, raw_wc, skiff::core::dpa::kRawWcBytes);
     slot.seq.store(idx + 1, std::memory_order_release);
     if (!thread) {
         populate(idx + 1); // polled use: nobody to notify
@@ -240,3 +245,8 @@ void doca_dpa_dev_completion_request_notification(doca_dpa_dev_completion_t dpa_
 }
 
 } // extern "C"
+
+const ibv_wc *skiff::core::dpa::dev_completion_verbs_wc(doca_dpa_dev_completion_element_t element) {
+    const CompletionSlot &slot = slot_of(element);
+    return slot.has_raw_wc ? reinterpret_cast<const ibv_wc *>(slot.raw_wc) : nullptr;
+}

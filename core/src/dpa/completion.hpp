@@ -14,6 +14,7 @@
 #include <doca_dpa.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -21,11 +22,17 @@ struct doca_dpa_thread;
 
 namespace skiff::core::dpa {
 
+// Room for the work completion (struct ibv_wc) behind a completion delivered by an attached verbs
+// CQ (dpa_verbs_cq.hpp); checked against sizeof(ibv_wc) where verbs is compiled in.
+constexpr size_t kRawWcBytes = 48;
+
 struct CompletionSlot {
     std::atomic<uint64_t> seq{0}; // index + 1 once written
     uint32_t type = 0;
     uint32_t user_data = 0;
     uint32_t immediate = 0;
+    bool has_raw_wc = false;
+    alignas(8) unsigned char raw_wc[kRawWcBytes];
 };
 
 } // namespace skiff::core::dpa
@@ -46,8 +53,9 @@ struct doca_dpa_completion {
     std::atomic<bool> armed{false};
     alignas(64) uint64_t read = 0; // consumer only
 
-    // Producers. DOCA_ERROR_FULL on overflow (the context is then in its fatal state).
-    doca_error_t post(uint32_t type, uint32_t user_data, uint32_t immediate);
+    // Producers. DOCA_ERROR_FULL on overflow (the context is then in its fatal state). raw_wc
+    // (kRawWcBytes) is the work completion of a verbs CQ producer, copied into the slot.
+    doca_error_t post(uint32_t type, uint32_t user_data, uint32_t immediate, const void *raw_wc = nullptr);
     // Consumer (device side).
     skiff::core::dpa::CompletionSlot *get();
     void ack(uint64_t n);

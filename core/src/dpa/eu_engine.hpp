@@ -42,6 +42,8 @@ class Eu {
     // From any thread.
     void push(Runnable *work);
     unsigned index() const { return index_; }
+    // How long this EU keeps spinning after its last work (SKIFF_DPA_SPIN_US).
+    long spin_us() const { return spin_us_; }
     doca_dpa &dpa() { return dpa_; }
 
     // Trace buffer of this EU (device code on this EU only).
