@@ -26,6 +26,8 @@ using detail::quote;
 constexpr const char *kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr uint32_t kMaxAnaGroup = 128; // as Linux nvmet (NVMET_MAX_ANAGRPS)
 constexpr uint64_t kMaxDpaEus = 64;    // skiff_dpa_set_num_eus's limit
+constexpr int64_t kMinSrqDepth = 32;   // the admin queue's depth (Linux asks for 32)
+constexpr int64_t kMaxSrqDepth = 16384;
 
 void read_target(JsonReader &r, const json &j, TargetSettings &out) {
     const std::string p = "target";
@@ -78,7 +80,7 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
         const json &t = j[i];
         if (!r.object(t, p,
                       {"trtype", "max_queue_depth", "max_admin_queue_depth", "max_io_queues",
-                       "in_capsule_data_size", "max_io_size", "discovery_kato_ms"}))
+                       "in_capsule_data_size", "max_io_size", "discovery_kato_ms", "srq_depth"}))
             continue;
         TransportSettings s;
         if (!t.contains("trtype")) r.error(join(p, "trtype"), "missing; expected \"tcp\" or \"rdma\"");
@@ -104,6 +106,18 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
         }
         if (auto v = r.integer(t, p, "discovery_kato_ms", 0, 3600000, false))
             s.discovery_kato_ms = uint32_t(*v);
+        if (auto v = r.integer(t, p, "srq_depth", 0, kMaxSrqDepth, false)) {
+            // The SRQ caps every queue's depth: below the admin queue's 32 no host could connect.
+            if (s.trtype != "rdma")
+                r.error(join(p, "srq_depth"),
+                        "a shared receive queue is an rdma setting; this entry is \"" + s.trtype + "\"");
+            else if (*v != 0 && *v < kMinSrqDepth)
+                r.error(join(p, "srq_depth"), "expected 0 (off) or " + std::to_string(kMinSrqDepth) + ".." +
+                                                  std::to_string(kMaxSrqDepth) + ", got " +
+                                                  quote(t["srq_depth"]));
+            else
+                s.srq_depth = uint32_t(*v);
+        }
         out.push_back(s);
     }
 }
@@ -398,6 +412,13 @@ LoadResult load_config_file(const std::string &path) {
     return out;
 }
 
+TransportSettings Config::transport() const {
+    TransportSettings t = transports.empty() ? TransportSettings{} : transports[0];
+    for (auto &e : transports)
+        if (e.trtype == "rdma") t.srq_depth = e.srq_depth;
+    return t;
+}
+
 const BackendConfig *Config::find_backend(const std::string &name) const {
     for (auto &b : backends)
         if (b.name == name) return &b;
@@ -432,7 +453,9 @@ std::string summarize(const Config &c) {
     o << ", log level " << c.target.log_level << ", management "
       << (c.target.management_socket.empty() ? "off" : c.target.management_socket) << "\n";
     o << "limits: queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
-      << " bytes, max I/O " << format_size(t.max_io_size) << "\n";
+      << " bytes, max I/O " << format_size(t.max_io_size);
+    if (t.srq_depth) o << ", rdma shared receive queue of " << t.srq_depth;
+    o << "\n";
     for (auto &b : c.backends) {
         o << "backend " << b.name << ": " << b.kind;
         if (b.size_bytes) o << ", " << format_size(b.size_bytes);

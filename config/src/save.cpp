@@ -25,7 +25,7 @@ json to_json(const Config &c) {
     }
     if (!c.target.management_socket.empty()) out["target"]["management_socket"] = c.target.management_socket;
     out["transports"] = json::array();
-    for (auto &t : c.transports)
+    for (auto &t : c.transports) {
         out["transports"].push_back({{"trtype", t.trtype},
                                      {"max_queue_depth", t.max_queue_depth},
                                      {"max_admin_queue_depth", t.max_admin_queue_depth},
@@ -33,6 +33,8 @@ json to_json(const Config &c) {
                                      {"in_capsule_data_size", format_size(t.in_capsule_data_size)},
                                      {"max_io_size", format_size(t.max_io_size)},
                                      {"discovery_kato_ms", t.discovery_kato_ms}});
+        if (t.srq_depth) out["transports"].back()["srq_depth"] = t.srq_depth;
+    }
     out["backends"] = json::array();
     for (auto &b : c.backends) {
         json j = {{"name", b.name}, {"kind", b.kind}};

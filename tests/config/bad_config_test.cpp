@@ -200,6 +200,15 @@ const std::vector<BadCase> kCases = {
          j["transports"] = {{{"trtype", "tcp"}, {"max_io_size", "96KiB"}}};
      },
      {"transports[0].max_io_size: expected a power of two such as \"128KiB\", got \"96KiB\""}},
+    {"shared receive queue on a tcp transport",
+     [](json &j) { j["transports"] = {{{"trtype", "tcp"}, {"srq_depth", 1024}}}; },
+     {"transports[0].srq_depth: a shared receive queue is an rdma setting; this entry is \"tcp\""}},
+    {"shared receive queue shallower than the admin queue",
+     [](json &j) { j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 8}}}; },
+     {"transports[0].srq_depth: expected 0 (off) or 32..16384, got 8"}},
+    {"shared receive queue too deep",
+     [](json &j) { j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 100000}}}; },
+     {"transports[0].srq_depth: expected an integer 0..16384, got 100000"}},
     {"transports that disagree",
      [](json &j) {
          j["transports"] = {{{"trtype", "tcp"}, {"max_queue_depth", 64}},

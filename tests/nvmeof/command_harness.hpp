@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ class TestQueue : public tgt::TransportOps {
 
     void queue_response(tgt::Request &req) override { completed.push_back(&req); }
     const char *peer_name() const override { return "test"; }
+    std::optional<uint16_t> bound_qid() const override { return transport_qid; }
+    uint32_t max_transfer() const override { return transport_max_transfer; }
 
     // Submits one command; `out` is host data (written to the buffer first), the SGL length
     // is `len`. Returns the request (its CQE valid once completed).
@@ -70,6 +73,9 @@ class TestQueue : public tgt::TransportOps {
     };
     std::deque<Slot> slots;
     std::vector<tgt::Request *> completed;
+    // What a transport may impose (RDMA: the private data's QID, the device's message size).
+    std::optional<uint16_t> transport_qid;
+    uint32_t transport_max_transfer = 0;
     tgt::Queue queue;
 };
 

@@ -2,6 +2,8 @@
 #include "command_harness.hpp"
 
 #include <cstddef>
+#include <cstring>
+#include <utility>
 
 namespace skiff::test {
 namespace {
@@ -129,6 +131,49 @@ TEST(Connect, IoQueueIdAboveTheGrantedCountIsRejected) {
     auto bad = t.connect_io(q3, cntlid, 3);
     EXPECT_EQ(sc(bad), NVME_SC_CONNECT_INVALID_PARAM);
     EXPECT_EQ(bad.result, offsetof(w::ConnectCmd, qid));
+}
+
+// NVMe/RDMA names the queue in the RDMA-CM private data, then again in the Connect command.
+TEST(Connect, QidOtherThanTheOneTheTransportBoundIsAnInvalidParameterAtQid) {
+    UnitTarget t;
+    TestQueue wrong_admin(t.target, t.port);
+    wrong_admin.transport_qid = 1; // the private data asked for I/O queue 1
+    auto bad = admin_connect(t, wrong_admin, kNqn, kHost);
+    EXPECT_EQ(sct(bad), NVME_SCT_CMD_SPECIFIC);
+    EXPECT_EQ(sc(bad), NVME_SC_CONNECT_INVALID_PARAM);
+    EXPECT_EQ(bad.result, offsetof(w::ConnectCmd, qid)); // IATTR 0: the offset is in the command
+    EXPECT_FALSE(wrong_admin.queue.connected());
+    EXPECT_EQ(t.target.controller_count(), 0u);
+
+    TestQueue admin(t.target, t.port);
+    admin.transport_qid = 0;
+    uint16_t cntlid = t.bring_up(admin);
+    TestQueue io(t.target, t.port);
+    io.transport_qid = 2;
+    auto bad_io = t.connect_io(io, cntlid, 1);
+    EXPECT_EQ(sc(bad_io), NVME_SC_CONNECT_INVALID_PARAM);
+    EXPECT_EQ(bad_io.result, offsetof(w::ConnectCmd, qid));
+    EXPECT_FALSE(io.queue.connected());
+    TestQueue io1(t.target, t.port);
+    io1.transport_qid = 1;
+    EXPECT_EQ(t.connect_io(io1, cntlid, 1).status, 0); // queue 1 was not claimed by the bad one
+    EXPECT_EQ(io1.queue.qid(), 1);
+}
+
+// The MDTS a controller advertises: the target's, lowered to what its admin queue's transport
+// moves (an RDMA device with a small max message size), never raised above the target's.
+TEST(Connect, ControllerMdtsFollowsTheTransportLimit) {
+    for (auto [transport_max, mdts] : {std::pair<uint32_t, uint8_t>{0, 5}, {64 * 1024, 4}, {4096, 0},
+                                       {8u << 20, 5}}) {
+        UnitTarget t;
+        TestQueue admin(t.target, t.port);
+        admin.transport_max_transfer = transport_max;
+        t.bring_up(admin);
+        ASSERT_EQ(admin.run(admin_sqe(nvme_admin_identify, NVME_IDENTIFY_CNS_CTRL), 4096).status, 0);
+        nvme_id_ctrl id;
+        std::memcpy(&id, admin.data(), sizeof(id));
+        EXPECT_EQ(id.mdts, mdts) << "transport limit " << transport_max;
+    }
 }
 
 TEST(Connect, AdminQueueGoneTearsDownTheAssociationAndReconnectWorks) {

@@ -109,7 +109,7 @@ class DataPath : public ::testing::TestWithParam<std::string> {
     // Accepts the client's connection as a Connection driven by this thread and its loop.
     std::unique_ptr<nvmeof::transport::Connection> accept() {
         for (;;)
-            if (auto c = transport->accept(listen_fd, target, port)) {
+            if (auto c = transport->accept(listen_fd, target, port, 0)) {
                 c->attach(loop);
                 return c;
             }

@@ -51,6 +51,11 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--model", o.model, "controller model (up to 40 characters)")->capture_default_str();
     app.add_option("--allow-host", o.allow_hosts,
                    "host NQN allowed to connect (repeatable; default: any host)");
+    app.add_option("--rdma-srq-depth", o.rdma_srq_depth,
+                   "--transport rdma: command capsules in one shared receive queue per poll group and "
+                   "RDMA device (32..16384) instead of a receive ring per connection; it also caps each "
+                   "queue's depth; 0: off")
+        ->capture_default_str();
     app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
     app.add_option("--datapath", o.datapath,
                    "where NVMe/RDMA I/O queues process their work: poll (the poll groups) or dpa (one DPA\n"
@@ -80,6 +85,10 @@ Result<config::Config> config_from_options(const Options &o) {
     if (!size || (*size == 0 && !(aio && o.size.empty())) || *size % 4096)
         return fail("--size \"" + o.size +
                     "\": expected a non-zero multiple of 4 KiB such as 512MiB or 1GiB");
+    if (o.rdma_srq_depth != 0 && o.transport != "rdma")
+        return fail("--rdma-srq-depth goes with --transport rdma");
+    if (o.rdma_srq_depth != 0 && (o.rdma_srq_depth < 32 || o.rdma_srq_depth > 16384))
+        return fail("--rdma-srq-depth " + std::to_string(o.rdma_srq_depth) + ": use 0 (off) or 32..16384");
     if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
     if (o.datapath != "poll" && o.datapath != "dpa")
         return fail("--datapath \"" + o.datapath + "\": unknown; use poll or dpa");
@@ -108,6 +117,12 @@ Result<config::Config> config_from_options(const Options &o) {
     c.target.dpa_eus = o.dpa_eus;
     c.target.log_level = o.log_level;
     c.target.management_socket = o.management_socket;
+    if (o.rdma_srq_depth != 0) {
+        config::TransportSettings rdma;
+        rdma.trtype = "rdma";
+        rdma.srq_depth = o.rdma_srq_depth;
+        c.transports.push_back(rdma);
+    }
     nlohmann::json settings = nlohmann::json::object();
     if (aio) // a given --size creates or extends a regular file to it
         settings = {{"path", std::filesystem::absolute(o.path).string()},

@@ -33,6 +33,7 @@ struct Options {
     int cores = 1;
     std::string datapath = "poll";
     int dpa_eus = 1;
+    uint32_t rdma_srq_depth = 0; // --transport rdma: shared receive queue capsules; 0: off
     int64_t idle_poll_us = 200; // applies with a configuration file too
     std::string log_level = "info";
 };

@@ -161,7 +161,8 @@ void TargetService::accept_loop() {
             auto it = listeners_.find(static_cast<uint16_t>(events[i].data.u64));
             if (it == listeners_.end()) continue; // removed meanwhile
             const Listener &l = it->second;
-            while (auto conn = l.transport->accept(l.fd, target_, l.port))
+            // The group is chosen first: a transport may share resources per group.
+            while (auto conn = l.transport->accept(l.fd, target_, l.port, int(next_group_ % groups_.size())))
                 groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
         }
     }

@@ -1,5 +1,6 @@
 #include "rdma_queue_pair.hpp"
 
+#include "skiff/nvmeof/rdma/rdma_limits.hpp"
 #include "skiff/nvmeof/transport/buffer_areas.hpp"
 
 #include <nvme/types.h>
@@ -75,13 +76,18 @@ Status RdmaQueuePair::start(const CmDecision &decision, const rdma_conn_param &h
     if (ibv_query_device(id_->verbs, &dev)) return fail("ibv_query_device");
     ibv_port_attr port{};
     if (ibv_query_port(id_->verbs, id_->port_num, &port)) return fail("ibv_query_port");
-    // MDTS: one keyed block moves with one READ/WRITE of one SGE, so the message size bounds it.
-    if (port.max_msg_sz < limits_.max_transfer) {
+    cm_qid_ = decision.qid;
+    // MDTS: one keyed block moves with one READ/WRITE of one SGE, so the message size bounds it;
+    // the controller advertises what this device allows (TransportOps::max_transfer).
+    max_transfer_ = max_transfer_for_device(limits_.max_transfer, port.max_msg_sz);
+    if (max_transfer_ == 0) {
         errno = EMSGSIZE;
         return fail("device " + std::string(ibv_get_device_name(id_->verbs->device)) + " max message " +
-                    std::to_string(port.max_msg_sz) + " bytes is below MDTS " +
-                    std::to_string(limits_.max_transfer));
+                    std::to_string(port.max_msg_sz) + " bytes is below 4 KiB");
     }
+    if (max_transfer_ < limits_.max_transfer)
+        log_->info("{}: device {} moves at most {} bytes per message: MDTS {} bytes", peer_,
+                   ibv_get_device_name(id_->verbs->device), port.max_msg_sz, max_transfer_);
     if (auto st = create_resources(std::min<uint32_t>(host_param.initiator_depth, dev.max_qp_init_rd_atom));
         !st)
         return st;
@@ -105,7 +111,8 @@ Status RdmaQueuePair::start(const CmDecision &decision, const rdma_conn_param &h
 
 Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
     (void)max_rd_atomic; // rdma_accept programs it into the QP from the accept parameters
-    pd_ = ibv_alloc_pd(id_->verbs);
+    // With an SRQ the QP must live in the SRQ's PD (which the SRQ owns).
+    pd_ = srq_ ? srq_->pd() : ibv_alloc_pd(id_->verbs);
     if (!pd_) return fail("ibv_alloc_pd");
     comp_channel_ = ibv_create_comp_channel(id_->verbs);
     if (!comp_channel_ || !set_nonblocking(comp_channel_->fd)) return fail("ibv_create_comp_channel");
@@ -119,7 +126,8 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
     attr.recv_cq = cq_;
     attr.qp_type = IBV_QPT_RC;
     attr.cap.max_send_wr = 2u * depth_;
-    attr.cap.max_recv_wr = depth_;
+    attr.cap.max_recv_wr = srq_ ? 0 : depth_;
+    attr.srq = srq_ ? srq_->srq() : nullptr;
     attr.cap.max_send_sge = 1;
     attr.cap.max_recv_sge = 1;
     if (rdma_create_qp(id_, pd_, &attr)) return fail("rdma_create_qp");
@@ -127,9 +135,9 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
 
     // One region, one registration: capsules, responses, then page-aligned data buffers.
     capsule_len_ = kSqeLen + limits_.in_capsule_data;
-    size_t caps = round_up(size_t(depth_) * capsule_len_, 64);
+    size_t caps = srq_ ? 0 : round_up(size_t(depth_) * capsule_len_, 64);
     size_t resps = round_up(size_t(depth_) * sizeof(wire::Cqe), 4096);
-    region_len_ = caps + resps + size_t(depth_) * limits_.max_transfer;
+    region_len_ = caps + resps + size_t(depth_) * max_transfer_;
     void *p = mmap(nullptr, region_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         region_ = nullptr;
@@ -148,10 +156,10 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
     pending_.resize(depth_ * 2u); // (recv, byte_len) pairs
     for (size_t i = depth_; i-- > 0;) {
         reqs_[i].index = static_cast<uint16_t>(i);
-        reqs_[i].slot_buf = data + i * limits_.max_transfer;
+        reqs_[i].slot_buf = data + i * max_transfer_;
         free_.push_back(static_cast<uint16_t>(i));
     }
-    for (uint16_t r = 0; r < depth_; ++r)
+    for (uint16_t r = 0; !srq_ && r < depth_; ++r)
         if (!post_recv(r)) return fail("ibv_post_recv");
 
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
@@ -169,6 +177,7 @@ void RdmaQueuePair::destroy() {
     // Order matters: the QP (no more DMA into our buffers) before its MR, CQ and PD.
     if (qp_created_) rdma_destroy_qp(id_);
     qp_created_ = false;
+    if (srq_) return_srq_capsules();
     if (mr_) ibv_dereg_mr(mr_);
     mr_ = nullptr;
     if (region_) {
@@ -183,7 +192,7 @@ void RdmaQueuePair::destroy() {
     cq_ = nullptr;
     if (comp_channel_) ibv_destroy_comp_channel(comp_channel_);
     comp_channel_ = nullptr;
-    if (pd_) ibv_dealloc_pd(pd_);
+    if (pd_ && !srq_) ibv_dealloc_pd(pd_);
     pd_ = nullptr;
     if (id_) rdma_destroy_id(id_);
     id_ = nullptr;
@@ -191,6 +200,7 @@ void RdmaQueuePair::destroy() {
     channel_ = nullptr;
     if (epoll_fd_ >= 0) ::close(epoll_fd_);
     epoll_fd_ = -1;
+    srq_.reset(); // the last connection of its group and device frees the SRQ
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -240,7 +250,7 @@ void RdmaQueuePair::poll_cq() {
     for (int batch = 0; batch < kCqBudget; ++batch) {
         int n = ibv_poll_cq(cq_, kCqBatch, wcs);
         if (n < 0) return finish("ibv_poll_cq failed");
-        for (int i = 0; i < n && !finished_; ++i) on_completion(wcs[i]);
+        for (int i = 0; i < n; ++i) finished_ ? drop_completion(wcs[i]) : on_completion(wcs[i]);
         if (finished_ || n < kCqBatch) return;
     }
     cq_more_ = true; // more may be waiting: progress() continues
@@ -248,6 +258,7 @@ void RdmaQueuePair::poll_cq() {
 
 void RdmaQueuePair::on_completion(const ibv_wc &wc) {
     if (wc.status != IBV_WC_SUCCESS) {
+        drop_completion(wc);
         if (wc.status != IBV_WC_WR_FLUSH_ERR)
             log_->warn("{}: work request failed: {} (vendor error {:#x})", peer_,
                        ibv_wc_status_str(wc.status), wc.vendor_err);
@@ -277,9 +288,17 @@ void RdmaQueuePair::on_completion(const ibv_wc &wc) {
 void RdmaQueuePair::on_recv(uint16_t recv, uint32_t byte_len) {
     if (byte_len < kSqeLen) {
         log_->warn("{}: received {} bytes, shorter than a command capsule; closing", peer_, byte_len);
+        release_recv(recv);
         return finish("short command capsule");
     }
     RdmaRequest *req = alloc_request();
+    if (!req && pending_count_ == depth_) {
+        // Only possible with an SRQ (our own ring holds depth receives): the host sent more
+        // commands than its queue size.
+        log_->warn("{}: more commands in flight than the queue's {} entries; closing", peer_, depth_);
+        release_recv(recv);
+        return finish("queue size exceeded");
+    }
     if (!req) {
         // Every slot is still waiting for its response SEND to complete; the capsule waits.
         size_t tail = (pending_head_ + pending_count_) % depth_;
@@ -318,9 +337,9 @@ void RdmaQueuePair::set_state(RdmaRequest &req, RdmaRequestState state) {
 void RdmaQueuePair::start_request(RdmaRequest &req, uint16_t recv, uint32_t byte_len) {
     req.recv = recv;
     std::memcpy(&req.cmd, capsule(recv), kSqeLen);
-    req.sgl = plan_sgl(req.cmd, byte_len - kSqeLen, limits_.max_transfer);
+    req.sgl = plan_sgl(req.cmd, byte_len - kSqeLen, max_transfer_);
     req.buf = req.slot_buf;
-    req.buf_cap = limits_.max_transfer;
+    req.buf_cap = max_transfer_;
     set_state(req, RdmaRequestState::kExecuting);
     if (req.sgl.status) {
         req.queue = &queue_;
@@ -367,6 +386,7 @@ void RdmaQueuePair::post_read(RdmaRequest &req) {
 }
 
 bool RdmaQueuePair::post_recv(uint16_t recv) {
+    if (srq_) return srq_->post(recv);
     ibv_sge sge{reinterpret_cast<uintptr_t>(capsule(recv)), capsule_len_, mr_->lkey};
     ibv_recv_wr wr{};
     wr.wr_id = wr_id(kWrRecv, recv);
@@ -415,6 +435,35 @@ void RdmaQueuePair::queue_response(target::Request &r) {
     if (ibv_post_send(id_->qp, data ? &write : &send, &bad)) {
         log_->warn("{}: posting the response failed: {}", peer_, std::strerror(errno));
         finish("ibv_post_send failed");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared receive queue: capsules this connection took from the SRQ go back to it, never into
+// a dead QP. A connection holds one from its receive completion until the response reposts it
+// (requests reading host data or executing, and receives waiting for a slot).
+
+void RdmaQueuePair::release_recv(uint16_t recv) {
+    if (srq_ && !srq_->post(recv)) log_->warn("{}: returning capsule {} to the shared receive queue failed", peer_, recv);
+}
+
+void RdmaQueuePair::drop_completion(const ibv_wc &wc) {
+    if (srq_ && (wc.wr_id >> 56) == kWrRecv) release_recv(static_cast<uint16_t>(wc.wr_id & 0xFFFFFF));
+}
+
+void RdmaQueuePair::return_srq_capsules() {
+    // The QP is destroyed: its completions still in the CQ are the last receives it consumed.
+    ibv_wc wcs[kCqBatch];
+    for (int n; cq_ && (n = ibv_poll_cq(cq_, kCqBatch, wcs)) > 0;)
+        for (int i = 0; i < n; ++i) drop_completion(wcs[i]);
+    for (auto &req : reqs_)
+        if (req.state == RdmaRequestState::kReadingHostData || req.state == RdmaRequestState::kExecuting) {
+            release_recv(req.recv);
+            req.state = RdmaRequestState::kFree;
+        }
+    for (; pending_count_ > 0; --pending_count_) {
+        release_recv(pending_[pending_head_ * 2]);
+        pending_head_ = (pending_head_ + 1) % depth_;
     }
 }
 

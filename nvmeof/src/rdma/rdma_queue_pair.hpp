@@ -6,10 +6,12 @@
 // Resources, all made once per connection: its own RDMA-CM event channel (the id is migrated
 // off the listener's), one PD, one CQ with a completion channel, one RC QP, and ONE memory
 // registration covering the receive capsules, the response capsules and the data buffers.
+// With a shared receive queue (rdma_srq.hpp) the PD and the receive capsules are the SRQ's.
 // The poll group watches an epoll fd holding the CM channel and the completion channel.
 #pragma once
 
 #include "rdma_request.hpp"
+#include "rdma_srq.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/core/status.hpp"
 #include "skiff/nvmeof/rdma/cm_private_data.hpp"
@@ -31,9 +33,13 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &target, target::Port port);
     ~RdmaQueuePair() override;
 
+    // Before start: take command capsules from `srq` instead of a receive ring of our own.
+    void use_srq(std::shared_ptr<RdmaSrq> srq) { srq_ = std::move(srq); }
     // Creates every resource and accepts the connection with `depth` entries. On failure the
     // caller still owns the id (to reject it); the error says what failed.
     Status start(const CmDecision &decision, const rdma_conn_param &host_param);
+    // What receive work request ids carry above the capsule index (for the SRQ's receives).
+    static uint64_t recv_wr_tag() { return wr_id(kWrRecv, 0); }
 
     // transport::Connection
     void attach(target::PollContext &ctx) override { queue_.attach(ctx); }
@@ -52,6 +58,8 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     // target::TransportOps
     void queue_response(target::Request &req) override;
     const char *peer_name() const override { return peer_.c_str(); }
+    std::optional<uint16_t> bound_qid() const override { return cm_qid_; }
+    uint32_t max_transfer() const override { return max_transfer_; }
 
   private:
     // Work request ids: kind in the top byte, slot index below.
@@ -63,6 +71,10 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     void poll_cq();
     void on_completion(const ibv_wc &wc);
     void on_recv(uint16_t recv, uint32_t byte_len);
+    // A completion polled after finish(): with an SRQ, a receive's capsule goes back to it.
+    void drop_completion(const ibv_wc &wc);
+    void release_recv(uint16_t recv);
+    void return_srq_capsules();
 
     // Request transitions.
     RdmaRequest *alloc_request();
@@ -76,7 +88,9 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     void finish(const char *why);
     void destroy();
 
-    uint8_t *capsule(uint16_t recv) const { return region_ + size_t(recv) * capsule_len_; }
+    uint8_t *capsule(uint16_t recv) const {
+        return srq_ ? srq_->capsule(recv) : region_ + size_t(recv) * capsule_len_;
+    }
 
     std::shared_ptr<spdlog::logger> log_ = skiff::log::get("rdma");
     rdma_cm_id *id_;
@@ -85,6 +99,9 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     target::Queue queue_;
     const target::Limits limits_;
     uint16_t depth_ = 0;
+    uint16_t cm_qid_ = 0;        // the QID of the connect request's private data
+    uint32_t max_transfer_ = 0;  // MDTS in bytes: the target's, lowered to what the device moves
+    std::shared_ptr<RdmaSrq> srq_; // null: receives posted on this QP from our own region
 
     rdma_event_channel *channel_ = nullptr;
     ibv_pd *pd_ = nullptr;

@@ -1,6 +1,7 @@
 #include "skiff/nvmeof/rdma/rdma_transport.hpp"
 
 #include "rdma_queue_pair.hpp"
+#include "rdma_srq.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/rdma/cm_private_data.hpp"
 
@@ -35,6 +36,8 @@ bool any_rdma_device() {
 }
 
 } // namespace
+
+RdmaTransport::RdmaTransport() : srqs_(std::make_unique<SrqPool>()) {}
 
 RdmaTransport::~RdmaTransport() {
     for (auto &[fd, l] : listeners_) {
@@ -88,7 +91,7 @@ uint16_t RdmaTransport::bound_port(int listen_fd) const {
 }
 
 std::unique_ptr<transport::Connection> RdmaTransport::accept(int listen_fd, target::Target &target,
-                                                             const target::Port &port) {
+                                                             const target::Port &port, int group) {
     auto it = listeners_.find(listen_fd);
     if (it == listeners_.end()) return nullptr;
     auto log = skiff::log::get("rdma");
@@ -115,19 +118,35 @@ std::unique_ptr<transport::Connection> RdmaTransport::accept(int listen_fd, targ
         CmLimits cm{limits.max_io_queues, limits.max_admin_queue_depth, limits.max_queue_depth, 0};
         if (ibv_query_device(id->verbs, &dev) == 0)
             cm.device_max_wr = static_cast<uint32_t>(std::min(dev.max_qp_wr / 2, dev.max_cqe / 3));
-        CmDecision d = check_connect(priv, priv_len, host.initiator_depth, cm);
+        CmDecision d;
         auto reject = [&](uint16_t status, const std::string &why) {
             log->warn("{}: RDMA connect rejected (qid {}): {} (status {:#x}: {})", peer, d.qid, why, status,
                       to_string(static_cast<CmRejectStatus>(status)));
             CmReject rej = make_reject(status);
             rdma_reject(id, &rej, sizeof(rej));
         };
+        // Shared receive queue: one per (poll group, device). A queue deeper than it could
+        // never have all its commands posted at once, so the SRQ's depth caps the queue depth.
+        std::shared_ptr<RdmaSrq> srq;
+        if (limits.rdma_srq_depth != 0) {
+            auto got = srqs_->get(group, id->verbs, limits.rdma_srq_depth,
+                                  uint32_t(sizeof(wire::Sqe)) + limits.in_capsule_data, RdmaQueuePair::recv_wr_tag());
+            if (!got) {
+                reject(kRejectNoResources, got.error().message);
+                rdma_destroy_id(id);
+                continue;
+            }
+            srq = std::move(got.value());
+            cm.device_max_wr = cm.device_max_wr == 0 ? srq->depth() : std::min(cm.device_max_wr, srq->depth());
+        }
+        d = check_connect(priv, priv_len, host.initiator_depth, cm);
         if (!d.accepted()) {
             reject(d.status, d.why);
             rdma_destroy_id(id);
             continue;
         }
         auto qp = std::make_unique<RdmaQueuePair>(id, peer, target, port);
+        if (srq) qp->use_srq(std::move(srq));
         if (auto st = qp->start(d, host); !st) {
             reject(kRejectNoResources, st.error().message);
             continue; // the queue pair destroys the id

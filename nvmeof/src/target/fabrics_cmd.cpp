@@ -56,7 +56,8 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
     if (subsys->is_discovery() && kato == 0) kato = q.target().limits().discovery_kato_ms;
     std::array<uint8_t, 16> hostid{};
     std::memcpy(hostid.data(), data.hostid, 16);
-    auto ctrl = q.target().create_controller(subsys, hostnqn, hostid, kato, q.port().id);
+    auto ctrl = q.target().create_controller(subsys, hostnqn, hostid, kato, q.port().id,
+                                             q.transport().max_transfer());
     if (!ctrl) {
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
         return;
@@ -107,6 +108,13 @@ void execute_connect(Request &req) {
         skiff::log::get("nvmeof")->warn("connect from {} rejected: no subsystem {} on port {}:{}",
                                         q.transport().peer_name(), subnqn, q.port().traddr, q.port().trsvcid);
         fail_connect_param(req, true, offsetof(nvmf_connect_data, subsysnqn));
+        return complete(req);
+    }
+    // NVMe/RDMA names the queue twice (RDMA-CM private data, then Connect): both must agree.
+    if (auto bound = q.transport().bound_qid(); bound && *bound != cmd.qid) {
+        skiff::log::get("nvmeof")->warn("connect from {} rejected: QID {} but the connection was made for QID {}",
+                                        q.transport().peer_name(), cmd.qid, *bound);
+        fail_connect_param(req, false, offsetof(ConnectCmd, qid));
         return complete(req);
     }
     if (cmd.qid == 0)

@@ -104,7 +104,8 @@ bool Target::port_exposes(const Port &port, const Subsystem &subsystem) const {
 
 std::shared_ptr<Controller> Target::create_controller(std::shared_ptr<Subsystem> subsystem,
                                                       std::string hostnqn, std::array<uint8_t, 16> hostid,
-                                                      uint32_t kato_ms, uint16_t port_id) {
+                                                      uint32_t kato_ms, uint16_t port_id,
+                                                      uint32_t max_transfer) {
     std::lock_guard lock(mu_);
     // Dynamic controller model: ids from the subsystem's range (1..0xFFEF by default), skipping
     // ones still in use, continuing after the last one handed out.
@@ -115,8 +116,10 @@ std::shared_ptr<Controller> Target::create_controller(std::shared_ptr<Subsystem>
         next = next >= hi ? lo : static_cast<uint16_t>(next + 1);
         next_cntlid_ = next;
         if (controllers_.count(id)) continue;
+        Limits limits = limits_;
+        if (max_transfer != 0 && max_transfer < limits.max_transfer) limits.max_transfer = max_transfer;
         auto ctrl = std::make_shared<Controller>(id, std::move(subsystem), std::move(hostnqn), hostid,
-                                                 kato_ms, port_id, limits_);
+                                                 kato_ms, port_id, limits);
         controllers_[id] = ctrl;
         return ctrl;
     }

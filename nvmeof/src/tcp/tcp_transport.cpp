@@ -14,7 +14,7 @@ uint16_t TcpTransport::bound_port(int listen_fd) const {
 }
 
 std::unique_ptr<transport::Connection> TcpTransport::accept(int listen_fd, target::Target &target,
-                                                            const target::Port &port) {
+                                                            const target::Port &port, int /*group*/) {
     std::string peer;
     int fd = accept_tcp(listen_fd, peer);
     if (fd < 0) return nullptr;

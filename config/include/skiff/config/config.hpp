@@ -37,6 +37,7 @@ struct TransportSettings {
     uint32_t in_capsule_data_size = 8192; // bytes of data a command capsule may carry
     uint32_t max_io_size = 128 * 1024;    // MDTS in bytes
     uint32_t discovery_kato_ms = 120000;  // keep-alive for discovery hosts that send KATO 0
+    uint32_t srq_depth = 0;               // rdma only: shared receive queue capsules; 0: off
 
     bool operator==(const TransportSettings &) const = default;
 };
@@ -96,8 +97,9 @@ struct Config {
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;
-    // The transport parameters in force (the first entry, or the defaults).
-    TransportSettings transport() const { return transports.empty() ? TransportSettings{} : transports[0]; }
+    // The transport parameters in force (the first entry, or the defaults), with the rdma
+    // entry's srq_depth (the one setting of a single transport).
+    TransportSettings transport() const;
 };
 
 // skiff-target's built-in default: a 1 GiB RAM namespace in nqn.2026-11.io.skiff:default on

@@ -5,14 +5,18 @@
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include <map>
+#include <memory>
 
 struct rdma_cm_id;
 struct rdma_event_channel;
 
 namespace skiff::nvmeof::rdma {
 
+class SrqPool;
+
 class RdmaTransport final : public transport::Transport {
   public:
+    RdmaTransport();
     ~RdmaTransport() override;
     const char *name() const override { return "rdma"; }
     // Binds an RDMA-CM listener to addr. Fails with a message naming the address when no RDMA
@@ -21,8 +25,10 @@ class RdmaTransport final : public transport::Transport {
     uint16_t bound_port(int listen_fd) const override;
     // Takes pending connect requests: rejects bad ones (with the NVMe/RDMA reject status) and
     // returns the first one accepted, or nullptr when none is pending.
+    // With a shared receive queue depth in the target's limits, connections use the SRQ of
+    // (group, their device).
     std::unique_ptr<transport::Connection> accept(int listen_fd, target::Target &target,
-                                                  const target::Port &port) override;
+                                                  const target::Port &port, int group) override;
 
   private:
     struct Listener {
@@ -30,6 +36,7 @@ class RdmaTransport final : public transport::Transport {
         rdma_cm_id *id = nullptr;
     };
     std::map<int, Listener> listeners_; // by channel fd
+    std::unique_ptr<SrqPool> srqs_;     // shared receive queues, per (poll group, device)
 };
 
 } // namespace skiff::nvmeof::rdma

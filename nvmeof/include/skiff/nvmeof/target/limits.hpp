@@ -14,6 +14,9 @@ struct Limits {
     uint32_t in_capsule_data = 8192;     // IOCCSZ = (64 + this) / 16; admin gets the same
     uint16_t aer_limit = 4;              // AERL + 1
     uint32_t discovery_kato_ms = 120000; // used when a discovery host sends KATO 0 (as nvmet)
+    // NVMe/RDMA: receive capsules in the shared receive queue of each (poll group, device);
+    // 0: every connection posts its own ring of receives.
+    uint32_t rdma_srq_depth = 0;
 };
 
 // MDTS as Identify reports it: log2(max_transfer / 4096).

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace skiff::nvmeof::target {
 
@@ -32,6 +33,12 @@ class TransportOps {
     virtual void queue_response(Request &req) = 0;
     // A human readable peer name for logs ("127.0.0.1:53422").
     virtual const char *peer_name() const = 0;
+    // The queue id the transport bound this connection to before any command (NVMe/RDMA: the
+    // QID of the RDMA-CM private data); a Connect naming another QID fails. nullopt: none (TCP).
+    virtual std::optional<uint16_t> bound_qid() const { return std::nullopt; }
+    // The largest transfer this connection can move (bytes); 0: the target's limit. An admin
+    // Connect gives its controller the smaller of the two as MDTS.
+    virtual uint32_t max_transfer() const { return 0; }
 };
 
 class Queue {

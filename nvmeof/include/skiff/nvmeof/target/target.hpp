@@ -43,10 +43,11 @@ class Target {
     // current subsystem list, not the copy a queue took when it connected).
     bool port_exposes(const Port &port, const Subsystem &subsystem) const;
 
-    // Creates a controller with the next free dynamic id (1..0xFFEF).
+    // Creates a controller with the next free dynamic id (1..0xFFEF). A non-zero
+    // `max_transfer` below the target's lowers the controller's MDTS (its transport's limit).
     std::shared_ptr<Controller> create_controller(std::shared_ptr<Subsystem> subsystem, std::string hostnqn,
                                                   std::array<uint8_t, 16> hostid, uint32_t kato_ms,
-                                                  uint16_t port_id);
+                                                  uint16_t port_id, uint32_t max_transfer = 0);
     std::shared_ptr<Controller> find_controller(uint16_t cntlid) const;
     // Forgets a controller (its admin queue went away); its I/O queues close on their own.
     void remove_controller(uint16_t cntlid);

@@ -11,7 +11,7 @@ class TcpTransport final : public transport::Transport {
     Result<int> listen(const transport::ListenAddress &addr) override;
     uint16_t bound_port(int listen_fd) const override;
     std::unique_ptr<transport::Connection> accept(int listen_fd, target::Target &target,
-                                                  const target::Port &port) override;
+                                                  const target::Port &port, int group) override;
 };
 
 } // namespace skiff::nvmeof::tcp

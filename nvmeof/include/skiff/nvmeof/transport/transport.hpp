@@ -35,9 +35,11 @@ class Transport {
     virtual Result<int> listen(const ListenAddress &addr) = 0;
     // The port a listening fd ended up with.
     virtual uint16_t bound_port(int listen_fd) const = 0;
-    // Accepts one pending connection, or nullptr when none is pending.
-    virtual std::unique_ptr<Connection> accept(int listen_fd, target::Target &target,
-                                               const target::Port &port) = 0;
+    // Accepts one pending connection, or nullptr when none is pending. `group` is the index of
+    // the poll group that will drive it (resources shared per group, e.g. an RDMA shared
+    // receive queue, are chosen by it).
+    virtual std::unique_ptr<Connection> accept(int listen_fd, target::Target &target, const target::Port &port,
+                                               int group) = 0;
 };
 
 // "tcp" -> the NVMe/TCP transport; anything else is an error saying what exists.
