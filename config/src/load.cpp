@@ -272,6 +272,12 @@ void check_datapath(JsonReader &r, const Config &c) {
                     "\"" + c.backends[i].kind +
                         "\" cannot serve target.datapath \"dpa\" (its completions need a poll group's loop); "
                         "use ram or null, or target.datapath \"poll\"");
+    for (size_t i = 0; i < c.transports.size(); ++i)
+        if (c.transports[i].srq_depth)
+            r.error(
+                index("transports", i) + ".srq_depth",
+                "a shared receive queue cannot serve target.datapath \"dpa\" (its receives belong to a poll "
+                "group, each dpa queue owns its own); use 0, or target.datapath \"poll\"");
     bool rdma = false;
     for (auto &l : c.listeners) rdma |= l.trtype == "rdma";
     if (!rdma)

@@ -68,6 +68,14 @@ const std::vector<BadCase> kCases = {
       "loop); use ram or null, or target.datapath \"poll\"",
       "backends[1].kind: \"hostmem\" cannot serve target.datapath \"dpa\" (its completions need a poll "
       "group's loop); use ram or null, or target.datapath \"poll\""}},
+    {"dpa data path with a shared receive queue",
+     [](json &j) {
+         j["target"]["datapath"] = "dpa";
+         j["listeners"][0]["trtype"] = "rdma";
+         j["transports"] = json::array({{{"trtype", "rdma"}, {"srq_depth", 64}}});
+     },
+     {"transports[0].srq_depth: a shared receive queue cannot serve target.datapath \"dpa\" (its receives belong "
+      "to a poll group, each dpa queue owns its own); use 0, or target.datapath \"poll\""}},
     {"size without a unit we know",
      [](json &j) { j["backends"][0]["size"] = "64MB"; },
      {"backends[0].size: expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB to 1TiB, "

@@ -141,6 +141,8 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
              {{"--allow-host", "bob"}, "does not start with \"nqn.yyyy-mm.\""},
              {{"--datapath", "gpu"}, "--datapath \"gpu\": unknown; use poll or dpa"},
              {{"--datapath", "dpa", "--dpa-eus", "0"}, "--dpa-eus 0: use 1..64"},
+             {{"--datapath", "dpa", "--transport", "rdma", "--rdma-srq-depth", "64"},
+              "--datapath dpa and --rdma-srq-depth exclude each other"},
              {{"--datapath", "dpa", "--backend", "aio", "--path", "/tmp/x"},
               "--datapath dpa serves ram and null backends only"},
          }) {

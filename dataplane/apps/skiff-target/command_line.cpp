@@ -94,6 +94,9 @@ Result<config::Config> config_from_options(const Options &o) {
         return fail("--datapath \"" + o.datapath + "\": unknown; use poll or dpa");
     if (o.dpa_eus < 1 || o.dpa_eus > 64)
         return fail("--dpa-eus " + std::to_string(o.dpa_eus) + ": use 1..64");
+    if (o.datapath == "dpa" && o.rdma_srq_depth != 0)
+        return fail(
+            "--datapath dpa and --rdma-srq-depth exclude each other (each dpa queue owns its receives)");
     if (o.datapath == "dpa" && o.backend != "ram" && o.backend != "null")
         return fail("--datapath dpa serves ram and null backends only (--backend " + o.backend +
                     " completes through a poll group's loop)");
