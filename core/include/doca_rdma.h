@@ -110,6 +110,26 @@ doca_error_t doca_rdma_connection_get_user_data(const struct doca_rdma_connectio
 doca_error_t doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection,
                                          uint32_t *connection_id);
 
+/* ---- DPA data path (spec 1.20). Order: doca_ctx_set_datapath_on_dpa(doca_rdma_as_ctx(rdma), dpa),
+ * doca_rdma_dpa_completion_attach, doca_ctx_start, doca_rdma_get_dpa_handle, then
+ * doca_rdma_connection_get_id for each connection. Device code then posts with the
+ * doca_dpa_dev_rdma_* calls (doca_dpa_dev_rdma.h); every work completion goes to the attached DPA
+ * completion context (user data = connection id). Host tasks are then NOT_SUPPORTED, and a closed
+ * connection's slot is reused only after the ctx stops. Stop the DPA threads that use the handle
+ * before stopping the ctx. */
+struct doca_dpa_completion;
+#ifndef SKIFF_DOCA_DPA_DEV_RDMA_T
+#define SKIFF_DOCA_DPA_DEV_RDMA_T
+/** A doca_rdma on the DPA data path as device code names it. */
+typedef uint64_t doca_dpa_dev_rdma_t;
+#endif
+/* IDLE only, after doca_ctx_set_datapath_on_dpa (BAD_STATE otherwise); the completion context must be
+ * on the same (extended) DPA context (INVALID_VALUE otherwise). Start the completion context before
+ * the RDMA ctx. */
+doca_error_t doca_rdma_dpa_completion_attach(struct doca_rdma *rdma, struct doca_dpa_completion *dpa_comp);
+/* RUNNING on the DPA data path, else BAD_STATE. */
+doca_error_t doca_rdma_get_dpa_handle(struct doca_rdma *rdma, doca_dpa_dev_rdma_t *dpa_rdma);
+
 /* ---- tasks. Local bufs come from mmaps with the context's device; the remote buf of read and
  * write comes from an mmap created from an RDMA export (doca_mmap_export_rdma). */
 struct doca_rdma_task_receive;

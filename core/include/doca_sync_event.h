@@ -25,9 +25,13 @@ struct doca_dpa;
 struct doca_gpu;
 
 struct doca_sync_event;
+/** A peer's sync event, reached over RDMA (doca_sync_event_remote_net_create_from_export). */
+struct doca_sync_event_remote_net;
 
 /** A sync event as DPA code names it (doca_dpa_dev_sync_event.h). */
 typedef uint64_t doca_dpa_dev_sync_event_t;
+/** A peer's sync event as DPA code names it (doca_dpa_dev_rdma_signal_set / _add). */
+typedef uint64_t doca_dpa_dev_sync_event_remote_net_t;
 
 struct doca_sync_event_task_get;
 struct doca_sync_event_task_notify_set;
@@ -221,6 +225,39 @@ uint64_t doca_sync_event_task_wait_gt_get_mask(const struct doca_sync_event_task
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
                                             doca_dpa_dev_sync_event_t *dpa_dev_se_handle);
+
+/* ---- Remote net: a peer updates the counter over RDMA (DPA comms: doca_dpa_dev_rdma_signal_*).
+ * The exporting side declares a remote-net publisher and a CPU location whose device has RDMA
+ * (the counter is registered there), starts the event and exports it; the peer creates a
+ * doca_sync_event_remote_net from the descriptor and hands its DPA handle to device code. A
+ * remote update is a plain RDMA write or atomic on the counter: CPU waiters see it (they re-read
+ * the counter every sleep slice, 1 ms at most), DPA waits blocked on the event are retried only by
+ * local updates. */
+
+/** Before start only (DOCA_ERROR_BAD_STATE afterwards). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event);
+/**
+ * The descriptor a peer imports (valid until the event is destroyed).
+ * @return DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE (not started standalone),
+ * DOCA_ERROR_NOT_PERMITTED (no remote-net publisher), DOCA_ERROR_NOT_SUPPORTED (no CPU location
+ * on a device with RDMA, or built without rdma-core).
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data,
+                                                  size_t *sz);
+/** DOCA_ERROR_INVALID_VALUE for a descriptor that is not one of doca_sync_event_export_to_remote_net. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data,
+                                                           size_t sz,
+                                                           struct doca_sync_event_remote_net **event);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event);
+/** The handle device code passes to doca_dpa_dev_rdma_signal_set / _add. */
+DOCA_EXPERIMENTAL
+doca_error_t
+doca_sync_event_remote_net_get_dpa_handle(struct doca_sync_event_remote_net *event, struct doca_dpa *dpa,
+                                          doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event);
 
 #ifdef __cplusplus
 }

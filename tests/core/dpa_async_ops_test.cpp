@@ -10,6 +10,8 @@
 #include <doca_mmap.h>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <cstring>
 #include <vector>
 
@@ -78,6 +80,26 @@ uint64_t wait_ne_rpc(uint64_t ao, uint64_t ev, uint64_t v) {
     return 0;
 }
 
+// Checklist 62: rank 0 posts (and so holds the async ops until it returns) and waits for rank 1,
+// which posts to the same async ops meanwhile; rank 0 gives up waiting after a generous bound.
+struct TwoPosters {
+    std::atomic<int> held{0};
+    std::atomic<int> tried{0};
+};
+
+void two_posters_kernel(uint64_t ao, uint64_t mmap, uint64_t dst, uint64_t src, uint64_t arg) {
+    auto *t = reinterpret_cast<TwoPosters *>(arg);
+    if (doca_dpa_dev_thread_rank() == 0) {
+        doca_dpa_dev_post_memcpy(ao, mmap, dst, mmap, src, 8, DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH);
+        t->held = 1;
+        skiff::test::eventually([&] { return t->tried.load() == 1; }, std::chrono::seconds(20));
+    } else {
+        skiff::test::eventually([&] { return t->held.load() == 1; }, std::chrono::seconds(20));
+        doca_dpa_dev_post_memcpy(ao, mmap, dst + 8, mmap, src, 8, DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH);
+        t->tried = 1;
+    }
+}
+
 constexpr uint64_t kUserData = 0xabcdef;
 
 struct DpaAsyncOps : skiff::test::DpaTest {
@@ -99,6 +121,7 @@ struct DpaAsyncOps : skiff::test::DpaTest {
         rpc(&buf_memcpy_rpc, 2, "buf_memcpy_rpc");
         rpc(&wait_gt_rpc, 3, "wait_gt_rpc");
         rpc(&wait_ne_rpc, 3, "wait_ne_rpc");
+        kernel(&two_posters_kernel, 5, "two_posters_kernel");
         start();
         ASSERT_EQ(doca_dpa_thread_create(dpa, &thread), DOCA_SUCCESS);
         ASSERT_EQ(doca_dpa_thread_set_func_arg(thread, dpa_fn(&ops_thread), reinterpret_cast<uint64_t>(&s)),
@@ -259,4 +282,34 @@ TEST_F(DpaAsyncOps, MoreOutstandingOperationsThanQueueSizeIsAFault) {
                            uint64_t{0}, uint64_t{0}),
               DOCA_ERROR_BAD_STATE);
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE);
+}
+
+// Checklist 62: DPA objects are not thread-safe; two device functions posting to one async ops
+// context at once is the fatal error in debug builds (the check is compiled out with NDEBUG).
+TEST_F(DpaAsyncOps, TwoKernelsPostingToOneContextAtOnceIsAFaultInDebugBuilds) {
+#ifdef NDEBUG
+    GTEST_SKIP() << "the concurrent-use check exists in debug builds only";
+#else
+    TwoPosters t;
+    ASSERT_EQ(doca_dpa_kernel_launch_update_set(dpa, nullptr, 0, nullptr, 0, 2, dpa_fn(&two_posters_kernel),
+                                                ao_h, mmap_h, addr(2048), addr(0),
+                                                reinterpret_cast<uint64_t>(&t)),
+              DOCA_SUCCESS);
+    ASSERT_TRUE(eventually([&] { return t.tried.load() == 1; }));
+    ASSERT_TRUE(eventually([&] { return doca_dpa_peek_at_last_error(dpa) == DOCA_ERROR_BAD_STATE; }));
+    auto crash = dir / ("doca_dpa_fatal." + std::to_string(::getpid()) + ".crash");
+    ASSERT_TRUE(eventually([&] { return std::filesystem::exists(crash); }));
+    std::ifstream in(crash);
+    std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(report.find("used by two DPA threads or kernels at once"), std::string::npos) << report;
+#endif
+}
+
+// One after the other (two RPCs, then the thread) is fine in every build.
+TEST_F(DpaAsyncOps, DeviceFunctionsUsingOneContextInTurnAreFine) {
+    constexpr uint64_t F = DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH;
+    rpc_call(dpa_fn(&memcpy3_rpc), ao_h, mmap_h, addr(2048), addr(0), F, F, F);
+    rpc_call(dpa_fn(&memcpy3_rpc), ao_h, mmap_h, addr(2048), addr(0), F, F, F);
+    ASSERT_TRUE(eventually([&] { return s.completions.load() == 6; }));
+    EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_SUCCESS);
 }

@@ -19,6 +19,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "check_lines.hpp"
+
 #include <arpa/inet.h>
 
 #include <chrono>
@@ -31,19 +33,10 @@
 
 namespace {
 
-int g_failed = 0, g_passed = 0;
-
-bool check(bool ok, const std::string &what, const std::string &detail = "") {
-    (ok ? g_passed : g_failed)++;
-    std::printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", what.c_str(), detail.empty() ? "" : ": ",
-                detail.c_str());
-    std::fflush(stdout);
-    return ok;
-}
-
-bool check_rc(doca_error_t rc, const std::string &what, doca_error_t want = DOCA_SUCCESS) {
-    return check(rc == want, what, rc == want ? "" : std::string("got ") + doca_error_get_name(rc));
-}
+using skiff::test::check;
+using skiff::test::check_rc;
+int &g_failed = skiff::test::g_checks_failed;
+int &g_passed = skiff::test::g_checks_passed;
 
 constexpr size_t kRegion = 4096;
 constexpr char kRequestData[] = "skiff-pingpong-v1";

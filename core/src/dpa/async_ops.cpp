@@ -4,6 +4,7 @@
 
 #include "dpa/completion.hpp"
 #include "dpa/device_call.hpp"
+#include "dpa/owner_check.hpp"
 #include "mem/buf_array.hpp"
 #include "mem/mmap.hpp"
 #include "sync/sync_event.hpp"
@@ -70,9 +71,7 @@ void doca_dpa_async_ops::run_ops() {
 namespace {
 
 doca_dpa_async_ops *async_ops_of(uint64_t handle, const char *api, DeviceCall *&call) {
-    call = skiff::core::dpa::device_call(api);
-    if (!call) return nullptr;
-    return skiff::core::dpa::decode_handle<doca_dpa_async_ops>(*call, handle, api);
+    return skiff::core::dpa::decode_owned<doca_dpa_async_ops>(handle, api, "an async ops context", call);
 }
 
 void post_or_fault(DeviceCall &call, doca_dpa_async_ops *ao, const AsyncOp &op, const char *api) {
@@ -91,7 +90,8 @@ void post_or_fault(DeviceCall &call, doca_dpa_async_ops *ao, const AsyncOp &op, 
 uint8_t *mmap_bytes(uint64_t mmap_handle, uint64_t addr, size_t len) {
     auto *m = reinterpret_cast<doca_mmap *>(static_cast<uintptr_t>(mmap_handle));
     auto *p = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
-    if (!m || !m->started || !skiff::core::mem::mmap_contains(m, p, len)) return nullptr;
+    // A remote (RDMA-imported) mmap is reachable only through DPA RDMA posts.
+    if (!m || !m->started || m->rdma_remote || !skiff::core::mem::mmap_contains(m, p, len)) return nullptr;
     return p;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "dpa/event_waiters.hpp"
+#include "dpa/owner_check.hpp"
 
 #include <doca_dpa.h>
 
@@ -54,6 +55,7 @@ struct doca_dpa_async_ops final : skiff::core::dpa::EventWaiter {
     bool deferred_failed = false; // advancer only
     std::atomic<bool> busy{false};
     std::atomic<bool> again{false};
+    skiff::core::dpa::OwnerCheck owner; // device posters (debug builds)
 
     // Device side; false when the queue is full (the caller faults).
     bool post(const skiff::core::dpa::AsyncOp &op);

@@ -25,6 +25,9 @@ ScopedCall::ScopedCall(DeviceCall &call) : previous_(t_call) {
 }
 
 ScopedCall::~ScopedCall() {
+#ifndef NDEBUG
+    t_call->release_owned();
+#endif
     t_call = previous_;
 }
 

@@ -5,6 +5,7 @@
 
 #include "dpa/dpa_context.hpp"
 
+#include <atomic>
 #include <cstdint>
 
 struct doca_dpa_thread;
@@ -25,6 +26,22 @@ struct DeviceCall {
     End end = End::none;
     Eu *eu = nullptr;
     const char *function = "";
+#ifndef NDEBUG
+    // Owner slots of the non-thread-safe objects this run uses (owner_check.hpp), released when
+    // the run ends. False when full: the object is then not tracked for this run.
+    bool track_owned(std::atomic<DeviceCall *> *slot) {
+        if (num_owned == kMaxOwned) return false;
+        owned[num_owned++] = slot;
+        return true;
+    }
+    void release_owned() {
+        for (unsigned i = 0; i < num_owned; ++i) owned[i]->store(nullptr, std::memory_order_release);
+        num_owned = 0;
+    }
+    static constexpr unsigned kMaxOwned = 8;
+    std::atomic<DeviceCall *> *owned[kMaxOwned]{};
+    unsigned num_owned = 0;
+#endif
 };
 
 // The call running on this EU thread (nullptr outside device code).

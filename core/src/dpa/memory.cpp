@@ -121,8 +121,9 @@ doca_error_t doca_mmap_dev_get_dpa_handle(doca_mmap *mmap, doca_dev *dev,
         dpa_logger().error("doca_mmap_dev_get_dpa_handle: start the mmap first");
         return DOCA_ERROR_BAD_STATE;
     }
-    if (mmap->from_export) {
+    if (mmap->from_export && !mmap->rdma_remote) {
         // The emulated DPA reaches memory by address; an imported range lives in another process.
+        // An RDMA import is the exception: DPA RDMA posts reach it through its rkey.
         dpa_logger().error(
             "doca_mmap_dev_get_dpa_handle: mmaps created from an export are not reachable by the "
             "emulated DPA");

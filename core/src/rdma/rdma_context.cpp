@@ -4,6 +4,9 @@
 #ifdef SKIFF_HAVE_RDMA
 #include "rdma/rdma_context.hpp"
 
+#include "dpa/completion.hpp"
+#include "rdma/rdma_dpa.hpp"
+
 #include "dev/device.hpp"
 #include "mem/buf.hpp"
 
@@ -39,6 +42,7 @@ doca_rdma::doca_rdma(doca_dev *dev) : doca_ctx("rdma"), dev_(dev) {
 
 doca_rdma::~doca_rdma() {
     teardown();
+    if (dpa_comp_ != nullptr) dpa_comp_->attached.fetch_sub(1);
 }
 
 doca_error_t doca_rdma::on_start() {
@@ -53,8 +57,23 @@ doca_error_t doca_rdma::on_start() {
     // Non-blocking: progress polls it.
     int flags = fcntl(channel_->fd, F_GETFL);
     fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK);
+    if (dpa_ != nullptr) {
+        // DPA data path: the CQ is polled by the DPA's EUs and sleeps on a completion channel.
+        if (dpa_comp_ == nullptr || !dpa_comp_->started) {
+            logger()->error("doca_rdma start on the DPA: attach a started DPA completion context first "
+                            "(doca_rdma_dpa_completion_attach)");
+            teardown();
+            return DOCA_ERROR_BAD_STATE;
+        }
+        comp_channel_ = ibv_create_comp_channel(vd_.ctx);
+        if (comp_channel_ == nullptr) {
+            logger()->error("doca_rdma start on the DPA: ibv_create_comp_channel: {}", err());
+            teardown();
+            return DOCA_ERROR_DRIVER;
+        }
+    }
     int cqe = static_cast<int>(sq * max_connections + rq);
-    cq_ = ibv_create_cq(vd_.ctx, cqe, nullptr, nullptr, 0);
+    cq_ = ibv_create_cq(vd_.ctx, cqe, nullptr, comp_channel_, 0);
     ibv_srq_init_attr sa{};
     sa.attr.max_wr = rq;
     sa.attr.max_sge = 1;
@@ -77,18 +96,29 @@ doca_error_t doca_rdma::on_start() {
     done_now_.reserve(total);
     done_now_head_ = 0;
     posted_recvs_ = nullptr;
+    if (dpa_ != nullptr) {
+        if (auto r = start_dpa_datapath(); r != DOCA_SUCCESS) {
+            teardown();
+            return r;
+        }
+    }
     return DOCA_SUCCESS;
 }
 
 void doca_rdma::teardown() {
+    if (dpa_state_ != nullptr)
+        for (uint32_t i = 0; i < dpa_state_->num_conns; ++i) dpa_state_->qp[i].store(nullptr);
     for (auto &c : conns_)
         if (c.state != doca_rdma_connection::State::free) release(&c);
     if (listen_id_ != nullptr) rdma_destroy_id(listen_id_);
     listen_id_ = nullptr;
+    stop_dpa_datapath(); // the QPs are gone: no completion can arrive any more
     if (srq_ != nullptr) ibv_destroy_srq(srq_);
     srq_ = nullptr;
     if (cq_ != nullptr) ibv_destroy_cq(cq_);
     cq_ = nullptr;
+    if (comp_channel_ != nullptr) ibv_destroy_comp_channel(comp_channel_);
+    comp_channel_ = nullptr;
     if (channel_ != nullptr) rdma_destroy_event_channel(channel_);
     channel_ = nullptr;
 }
@@ -125,6 +155,9 @@ doca_task *doca_rdma::poll_completion() {
         return t;
     }
     if (channel_ != nullptr) handle_cm_event();
+    // On the DPA data path the CQ belongs to the DPA, and a connection is released only when the
+    // ctx stops (device code may still name it; its QP, in the error state, flushes what it gets).
+    if (on_dpa()) return nullptr;
     if (doca_task *t = poll_cq()) return t;
     reap_closing();
     if (state() == DOCA_CTX_STATE_STOPPING && active_conns_ == 0 && posted_recvs_ != nullptr) {
@@ -172,6 +205,7 @@ doca_error_t doca_rdma::create_qp(doca_rdma_connection *c) {
         return DOCA_ERROR_DRIVER;
     }
     c->qp_num = c->cm_id->qp->qp_num;
+    if (dpa_state_ != nullptr) dpa_state_->qp_num[c->id].store(c->qp_num, std::memory_order_release);
     return DOCA_SUCCESS;
 }
 
@@ -366,6 +400,7 @@ void doca_rdma::handle_cm_event() {
     }
     case RDMA_CM_EVENT_ESTABLISHED:
         c->state = doca_rdma_connection::State::established;
+        if (dpa_state_ != nullptr) dpa_state_->qp[c->id].store(c->cm_id->qp, std::memory_order_release);
         if (established_cb != nullptr) established_cb(c, c->user_data, user_data());
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:

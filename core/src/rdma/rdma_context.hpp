@@ -17,6 +17,13 @@ struct rdma_cm_id;
 struct rdma_event_channel;
 struct ibv_cq;
 struct ibv_srq;
+struct ibv_comp_channel;
+struct doca_dpa;
+struct doca_dpa_completion;
+
+namespace skiff::core::rdma {
+struct DpaRdma;
+}
 
 namespace skiff::core::rdma {
 
@@ -108,6 +115,15 @@ struct doca_rdma final : doca_ctx {
     skiff::core::TypedTaskKind<doca_rdma_task_write> write_kind{"rdma write"};
     skiff::core::TypedTaskKind<doca_rdma_task_write_imm> write_imm_kind{"rdma write_imm"};
 
+    // ---- DPA data path (rdma_dpa.cpp). Set in IDLE; with dpa set, the CQ's completions go to
+    // dpa_comp through a verbs-CQ attachment and device code posts through dpa_handle().
+    doca_error_t set_datapath_on_dpa(doca_dpa *dpa) override;
+    doca_error_t attach_dpa_completion(doca_dpa_completion *comp);
+    bool on_dpa() const { return dpa_ != nullptr; }
+    // The device-side state (nullptr unless started on the DPA).
+    skiff::core::rdma::DpaRdma *dpa_state() const { return dpa_state_; }
+    const std::vector<doca_rdma_connection> &connections() const { return conns_; }
+
     // ---- connection management (RUNNING; the API checks the state)
     doca_error_t listen(uint16_t port);
     doca_error_t connect(const doca_rdma_addr &addr, doca_data user_data, const void *private_data,
@@ -139,6 +155,8 @@ struct doca_rdma final : doca_ctx {
     void link_posted(doca_rdma_task_base *t);
     void unlink_posted(doca_rdma_task_base *t);
     void teardown();
+    doca_error_t start_dpa_datapath();
+    void stop_dpa_datapath();
 
     doca_dev *dev_;
     skiff::core::rdma::VerbsDevice vd_{};
@@ -153,4 +171,9 @@ struct doca_rdma final : doca_ctx {
     std::vector<doca_task *> done_now_;
     size_t done_now_head_ = 0;
     doca_rdma_task_base *posted_recvs_ = nullptr;
+    // DPA data path
+    doca_dpa *dpa_ = nullptr;
+    doca_dpa_completion *dpa_comp_ = nullptr;
+    ibv_comp_channel *comp_channel_ = nullptr;
+    skiff::core::rdma::DpaRdma *dpa_state_ = nullptr;
 };

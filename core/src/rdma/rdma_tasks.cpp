@@ -35,6 +35,12 @@ doca_error_t set_conf(doca_rdma *rdma, skiff::core::TypedTaskKind<T> &kind, Cb o
 
 template <typename T>
 doca_error_t allocate(doca_rdma *rdma, skiff::core::TypedTaskKind<T> &kind, doca_data user_data, T **out) {
+    if (rdma->on_dpa()) {
+        logger()->error(
+            "{}: the ctx is on the DPA data path; device code posts its work (doca_dpa_dev_rdma_*)",
+            kind.name());
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
     doca_task *t = nullptr;
     if (auto r = rdma->allocate(kind, &t, user_data); r != DOCA_SUCCESS) return r;
     *out = static_cast<T *>(t);

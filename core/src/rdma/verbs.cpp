@@ -114,6 +114,24 @@ uint32_t mr_lkey(const ibv_mr *mr) {
     return mr->lkey;
 }
 
+doca_error_t register_word(const doca_dev *dev, uint64_t *word, ibv_mr **out) {
+    VerbsDevice vd;
+    if (auto r = verbs_device_of(dev, "sync event export", &vd); r != DOCA_SUCCESS) return r;
+    *out = ibv_reg_mr(vd.pd, word, sizeof *word,
+                      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                          IBV_ACCESS_REMOTE_ATOMIC);
+    if (*out == nullptr) {
+        logger()->error("registering a sync event counter on {} failed: {}", dev::desc_of(dev).ibdev_name,
+                        std::strerror(errno));
+        return DOCA_ERROR_DRIVER;
+    }
+    return DOCA_SUCCESS;
+}
+
+void deregister_word(ibv_mr *mr) {
+    ibv_dereg_mr(mr);
+}
+
 void mmap_deregister_all(doca_mmap *m) {
     for (auto &r : m->rdma_regs) ibv_dereg_mr(r.mr);
     m->rdma_regs.clear();
@@ -139,6 +157,12 @@ uint32_t mr_lkey(const ibv_mr *) {
 }
 
 void mmap_deregister_all(doca_mmap *) {}
+
+doca_error_t register_word(const doca_dev *dev, uint64_t *, ibv_mr **) {
+    return verbs_device_of(dev, "sync event export", nullptr);
+}
+
+void deregister_word(ibv_mr *) {}
 
 #endif
 

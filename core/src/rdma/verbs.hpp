@@ -35,6 +35,11 @@ void mmap_deregister_all(doca_mmap *mmap);
 uint32_t mr_rkey(const ibv_mr *mr);
 uint32_t mr_lkey(const ibv_mr *mr);
 
+// One 64-bit word (a sync event's counter) registered on dev for remote write and atomics, and its
+// deregistration.
+doca_error_t register_word(const doca_dev *dev, uint64_t *word, ibv_mr **out);
+void deregister_word(ibv_mr *mr);
+
 // ibv access flags for DOCA access flags.
 int ibv_access_of(uint32_t doca_permissions);
 

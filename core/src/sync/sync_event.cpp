@@ -1,6 +1,7 @@
 #include "sync/sync_event.hpp"
 #include "exec/live_objects.hpp"
 
+#include "rdma/verbs.hpp"
 #include "sync/update_hook.hpp"
 #include "sync/wait_mask.hpp"
 
@@ -35,6 +36,7 @@ doca_sync_event::~doca_sync_event() {
     // An updater on another thread may still be waking waiters after storing the value that let
     // the destroying thread go on (an EU completing a kernel launch, for one).
     while (updaters_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+    if (remote_export.mr) skiff::core::rdma::deregister_word(remote_export.mr);
 }
 
 doca_error_t doca_sync_event::add_location(bool publisher, const char *where) {
@@ -159,12 +161,16 @@ doca_error_t doca_sync_event_destroy(doca_sync_event *event) {
 
 doca_error_t doca_sync_event_add_publisher_location_cpu(doca_sync_event *event, doca_dev *dev) {
     if (!event || !dev) return DOCA_ERROR_INVALID_VALUE;
-    return event->add_location(true, "cpu");
+    doca_error_t r = event->add_location(true, "cpu");
+    if (r == DOCA_SUCCESS) event->set_cpu_dev(dev);
+    return r;
 }
 
 doca_error_t doca_sync_event_add_subscriber_location_cpu(doca_sync_event *event, doca_dev *dev) {
     if (!event || !dev) return DOCA_ERROR_INVALID_VALUE;
-    return event->add_location(false, "cpu");
+    doca_error_t r = event->add_location(false, "cpu");
+    if (r == DOCA_SUCCESS) event->set_cpu_dev(dev);
+    return r;
 }
 
 doca_error_t doca_sync_event_add_publisher_location_dpu(doca_sync_event *event) {

@@ -9,8 +9,11 @@
 #include <doca_sync_event.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
+
+struct ibv_mr;
 
 struct doca_sync_event_task_get : doca_task {
     uint64_t *ret_val_ptr = nullptr;
@@ -40,6 +43,20 @@ struct doca_sync_event final : doca_ctx {
     // A DPA publisher or subscriber location was declared (needed for a DPA handle).
     bool has_dpa_location() const { return has_dpa_location_; }
     void add_dpa_location() { has_dpa_location_ = true; }
+    // Remote-net publishers (remote_net.cpp): a peer updates the counter over RDMA, through the
+    // device of a CPU location.
+    void set_cpu_dev(doca_dev *dev) { cpu_dev_ = dev; }
+    doca_dev *cpu_dev() const { return cpu_dev_; }
+    void add_remote_net_location() { has_remote_net_location_ = true; }
+    bool has_remote_net_location() const { return has_remote_net_location_; }
+    uint64_t *counter_address() const { return external_value_ ? external_value_ : &own_value_; }
+    // The registration and descriptor of doca_sync_event_export_to_remote_net (until destroy).
+    struct RemoteNetExport {
+        ibv_mr *mr = nullptr;
+        uint8_t blob[32]{};
+        size_t blob_len = 0;
+    };
+    RemoteNetExport remote_export;
     // ---- standalone use
     doca_error_t start_standalone();
     doca_error_t stop_standalone();
@@ -79,6 +96,8 @@ struct doca_sync_event final : doca_ctx {
     bool has_publisher_ = false;
     bool has_subscriber_ = false;
     bool has_dpa_location_ = false;
+    bool has_remote_net_location_ = false;
+    doca_dev *cpu_dev_ = nullptr;
     bool flushing_ = false;
     std::vector<doca_task *> submitted_; // ctx mode: tasks waiting to run, capacity fixed at start
     skiff::core::UpdateSignal signal_;

@@ -1,0 +1,212 @@
+// DPA comms without an RDMA device (spec 1.20; checklist 5.7 / 5.9): attaching a verbs CQ is
+// validated, the DPA RDMA calls refuse bad arguments, a device-side RDMA post with a bad handle is
+// the fatal error, completions of other producers carry no work completion, and the remote-net
+// sync event refuses what it cannot export or import. The RDMA traffic itself (send/receive,
+// write with immediate, atomics, signals, read, submit flags) runs in the lab
+// (tests/helpers/dpa_rdma_pingpong.cpp, scripts/lab-tests.sh dpa-rdma-pingpong).
+#include "dpa_support.hpp"
+
+#include <doca_dpa_dev_rdma.h>
+#include <doca_rdma.h>
+#include <skiff/core/dpa_verbs_cq.hpp>
+
+#include <atomic>
+#include <fstream>
+#include <iterator>
+
+namespace {
+
+using skiff::test::dpa_fn;
+using skiff::test::eventually;
+
+uint64_t bad_rdma_post_rpc(uint64_t) {
+    doca_dpa_dev_rdma_post_send(0, 0, 0, 0, 8, DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH);
+    return 0;
+}
+
+uint64_t bad_receive_ack_rpc(uint64_t) {
+    doca_dpa_dev_rdma_receive_ack(0, 1);
+    return 0;
+}
+
+struct Seen {
+    doca_dpa_dev_completion_t comp = 0;
+    std::atomic<int> completions{0};
+    std::atomic<int> with_wc{0};
+    std::atomic<uint32_t> wr_index{99};
+};
+
+// Polls an unattached completion context (no thread): what an async-ops completion carries.
+uint64_t poll_rpc(uint64_t arg) {
+    auto *s = reinterpret_cast<Seen *>(arg);
+    doca_dpa_dev_completion_element_t e;
+    int n = 0;
+    while (doca_dpa_dev_get_completion(s->comp, &e)) {
+        if (skiff::core::dpa::dev_completion_verbs_wc(e) != nullptr) s->with_wc.fetch_add(1);
+        s->wr_index = doca_dpa_dev_rdma_completion_get_wr_index(e);
+        ++n;
+    }
+    if (n) doca_dpa_dev_completion_ack(s->comp, n);
+    s->completions.fetch_add(n);
+    return 0;
+}
+
+uint64_t memcpy_rpc(uint64_t ao, uint64_t mmap, uint64_t dst, uint64_t src) {
+    doca_dpa_dev_post_memcpy(ao, mmap, dst, mmap, src, 16, DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH);
+    return 0;
+}
+
+std::string read_file(const std::filesystem::path &p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+struct DpaComms : skiff::test::DpaTest {
+    void SetUp() override {
+        DpaTest::SetUp();
+        rpc(&bad_rdma_post_rpc, 1, "bad_rdma_post_rpc");
+        rpc(&bad_receive_ack_rpc, 1, "bad_receive_ack_rpc");
+        rpc(&poll_rpc, 1, "poll_rpc");
+        rpc(&memcpy_rpc, 4, "memcpy_rpc");
+        start();
+    }
+    std::string crash_report() {
+        return read_file(dir / ("doca_dpa_fatal." + std::to_string(::getpid()) + ".crash"));
+    }
+};
+
+} // namespace
+
+TEST_F(DpaComms, AttachingAVerbsCqIsValidated) {
+    using namespace skiff::core::dpa;
+    doca_dpa_completion *comp = nullptr;
+    ASSERT_EQ(doca_dpa_completion_create(dpa, 16, &comp), DOCA_SUCCESS);
+    // Stand-ins: validation refuses before either is touched.
+    auto *cq = reinterpret_cast<ibv_cq *>(0x1000);
+    auto *channel = reinterpret_cast<ibv_comp_channel *>(0x2000);
+    VerbsCqAttachment *att = nullptr;
+    VerbsCqConfig cfg;
+#ifdef SKIFF_HAVE_RDMA
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, &att), DOCA_ERROR_INVALID_VALUE) << "no CQ";
+    cfg.cq = cq;
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, &att), DOCA_ERROR_INVALID_VALUE) << "no channel";
+    cfg.channel = channel;
+    EXPECT_EQ(attach_verbs_cq(nullptr, cfg, &att), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, nullptr), DOCA_ERROR_INVALID_VALUE);
+    cfg.poll_batch = 0;
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, &att), DOCA_ERROR_INVALID_VALUE);
+    cfg.poll_batch = 65;
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, &att), DOCA_ERROR_INVALID_VALUE);
+    cfg.poll_batch = 16;
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, &att), DOCA_ERROR_BAD_STATE)
+        << "the completion context is not started";
+#else
+    cfg.cq = cq;
+    cfg.channel = channel;
+    EXPECT_EQ(attach_verbs_cq(comp, cfg, &att), DOCA_ERROR_NOT_SUPPORTED);
+#endif
+    EXPECT_EQ(att, nullptr);
+    EXPECT_EQ(detach_verbs_cq(nullptr), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_dpa_completion_destroy(comp), DOCA_SUCCESS) << "a refused attach leaves nothing attached";
+}
+
+TEST_F(DpaComms, RdmaDpaCallsRefuseNullArguments) {
+    doca_dpa_dev_rdma_t h = 0;
+#ifdef SKIFF_HAVE_RDMA
+    EXPECT_EQ(doca_rdma_get_dpa_handle(nullptr, &h), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_rdma_dpa_completion_attach(nullptr, nullptr), DOCA_ERROR_INVALID_VALUE);
+#else
+    EXPECT_EQ(doca_rdma_get_dpa_handle(nullptr, &h), DOCA_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(doca_rdma_dpa_completion_attach(nullptr, nullptr), DOCA_ERROR_NOT_SUPPORTED);
+#endif
+}
+
+TEST_F(DpaComms, AnRdmaPostWithABadHandleIsTheFatalError) {
+    uint64_t r = 0;
+    EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&bad_rdma_post_rpc), &r, uint64_t{0}), DOCA_ERROR_BAD_STATE);
+    EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE);
+    std::string report = crash_report();
+    EXPECT_NE(report.find("doca_dpa_dev_rdma_post_send"), std::string::npos) << report;
+}
+
+TEST_F(DpaComms, AReceiveAckWithABadHandleIsTheFatalError) {
+    uint64_t r = 0;
+    EXPECT_EQ(doca_dpa_rpc(dpa, dpa_fn(&bad_receive_ack_rpc), &r, uint64_t{0}), DOCA_ERROR_BAD_STATE);
+    EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_ERROR_BAD_STATE);
+}
+
+// Only completions from an attached verbs CQ (or doca_rdma on the DPA) carry a work completion.
+TEST_F(DpaComms, AsyncOpsCompletionsCarryNoWorkCompletion) {
+    Seen s;
+    doca_dpa_completion *comp = nullptr;
+    ASSERT_EQ(doca_dpa_completion_create(dpa, 16, &comp), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_completion_start(comp), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_completion_get_dpa_handle(comp, &s.comp), DOCA_SUCCESS);
+    doca_dpa_async_ops *ao = nullptr;
+    ASSERT_EQ(doca_dpa_async_ops_create(dpa, 4, 7, &ao), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_async_ops_attach(ao, comp), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_async_ops_start(ao), DOCA_SUCCESS);
+    doca_dpa_dev_async_ops_t ao_h = 0;
+    ASSERT_EQ(doca_dpa_async_ops_get_dpa_handle(ao, &ao_h), DOCA_SUCCESS);
+    std::vector<uint8_t> memory(64, 0x5a);
+    doca_mmap *mmap = nullptr;
+    ASSERT_EQ(doca_mmap_create(&mmap), DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_add_dev(mmap, dev), DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_set_memrange(mmap, memory.data(), memory.size()), DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_start(mmap), DOCA_SUCCESS);
+    doca_dpa_dev_mmap_t mmap_h = 0;
+    ASSERT_EQ(doca_mmap_dev_get_dpa_handle(mmap, dev, &mmap_h), DOCA_SUCCESS);
+
+    uint64_t r = 0;
+    auto base = reinterpret_cast<uint64_t>(memory.data());
+    ASSERT_EQ(doca_dpa_rpc(dpa, dpa_fn(&memcpy_rpc), &r, ao_h, mmap_h, base + 32, base), DOCA_SUCCESS);
+    ASSERT_TRUE(eventually([&] {
+        uint64_t x = 0;
+        doca_dpa_rpc(dpa, dpa_fn(&poll_rpc), &x, reinterpret_cast<uint64_t>(&s));
+        return s.completions.load() == 1;
+    }));
+    EXPECT_EQ(s.with_wc.load(), 0);
+    EXPECT_EQ(s.wr_index.load(), 0u) << "no RDMA work request behind it";
+    EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_SUCCESS);
+
+    EXPECT_EQ(doca_dpa_async_ops_stop(ao), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_async_ops_destroy(ao), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_completion_stop(comp), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_completion_destroy(comp), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_stop(mmap), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_destroy(mmap), DOCA_SUCCESS);
+}
+
+TEST_F(DpaComms, RemoteNetSyncEventRefusesWhatItCannotExport) {
+    doca_sync_event *ev = nullptr;
+    ASSERT_EQ(doca_sync_event_create(&ev), DOCA_SUCCESS);
+    ASSERT_EQ(doca_sync_event_add_publisher_location_cpu(ev, dev), DOCA_SUCCESS);
+    ASSERT_EQ(doca_sync_event_add_subscriber_location_cpu(ev, dev), DOCA_SUCCESS);
+    const uint8_t *data = nullptr;
+    size_t sz = 0;
+    EXPECT_EQ(doca_sync_event_export_to_remote_net(ev, &data, &sz), DOCA_ERROR_NOT_PERMITTED)
+        << "no remote-net publisher";
+    ASSERT_EQ(doca_sync_event_add_publisher_location_remote_net(ev), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_export_to_remote_net(ev, &data, &sz), DOCA_ERROR_BAD_STATE) << "not started";
+    ASSERT_EQ(doca_sync_event_start(ev), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_add_publisher_location_remote_net(ev), DOCA_ERROR_BAD_STATE) << "after start";
+    EXPECT_EQ(doca_sync_event_export_to_remote_net(ev, &data, &sz), DOCA_ERROR_NOT_SUPPORTED)
+        << "p0 has no RDMA to register the counter on";
+    EXPECT_EQ(doca_sync_event_export_to_remote_net(ev, nullptr, &sz), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_sync_event_stop(ev), DOCA_SUCCESS);
+    EXPECT_EQ(doca_sync_event_destroy(ev), DOCA_SUCCESS);
+}
+
+TEST_F(DpaComms, RemoteNetSyncEventImportChecksTheDescriptor) {
+    doca_sync_event_remote_net *rn = nullptr;
+    const uint8_t junk[16] = {1, 2, 3, 4};
+    EXPECT_EQ(doca_sync_event_remote_net_create_from_export(dev, junk, sizeof junk, &rn),
+              DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_sync_event_remote_net_create_from_export(dev, junk, 0, &rn), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_sync_event_remote_net_create_from_export(nullptr, junk, sizeof junk, &rn),
+              DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(rn, nullptr);
+    doca_dpa_dev_sync_event_remote_net_t h = 0;
+    EXPECT_EQ(doca_sync_event_remote_net_get_dpa_handle(nullptr, dpa, &h), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_sync_event_remote_net_destroy(nullptr), DOCA_ERROR_INVALID_VALUE);
+}
