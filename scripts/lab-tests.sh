@@ -36,6 +36,10 @@
 #                     disconnect.
 #   rdma-reconnect    tests/lab/rdma-reconnect.sh: 20 nvme-rdma connect/disconnect cycles; the
 #                     guest's `rdma res` QP/MR/PD/CQ/CM-id counts return to their starting values.
+#   rdma-srq-target   rdma-target with --rdma-srq-depth 256: one shared receive queue for the
+#                     admin and both I/O queues (the guest's `rdma res` must show it), fio verify.
+#   rdma-srq-reconnect  rdma-reconnect with --rdma-srq-depth 64: the SRQ, its PD and MR go with
+#                     the last connection, so the counts (SRQs too) return to their start.
 #   perf-vs-nvmet     bench's skiff-perf (build/bin/skiff-perf) as a generic NVMe/TCP initiator
 #                     against the Linux kernel's nvmet-tcp in the guest: 2 s of 4k randrw with
 #                     --verify on 2 queues, then 1 s of 128k sequential reads; both must finish
@@ -175,6 +179,22 @@ test_rdma_reconnect() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
 }
 
+# The shared receive queue: 256 capsules for the admin queue (32) and the guest's two I/O queues
+# (128 each): more entries than the SRQ holds, so the queues really share it.
+test_rdma_srq_target() {
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma-srq \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-4M}" \
+  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--rdma-srq-depth 256 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
+  GUEST_CHECK_CMD="grep -q 'shared receive queue of 256 capsules' /lab-run/target.log || { echo 'target log: no shared receive queue'; exit 1; }; rdma res show srq | grep 'comm skiff-target' || { echo 'rdma res: no SRQ of skiff-target'; exit 1; }; echo 'GUEST_CHECK: the target serves through its shared receive queue'" \
+    "$lab/examples/guest-target-rdma.sh"
+}
+
+test_rdma_srq_reconnect() {
+  SKIFF_TARGET="$target" TARGET_ARGS="--rdma-srq-depth 64" "$checkout/tests/lab/rdma-reconnect.sh"
+}
+
 test_perf_vs_nvmet() {
   local nqn=nqn.2026-11.io.skiff:kernel-nvmet perf="$checkout/build/bin/skiff-perf"
   [ -x "$perf" ] || { echo "lab-tests: $perf missing"; return 1; }
@@ -220,7 +240,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -2,6 +2,7 @@
 // says what it serves.
 #include "skiff/config/load.hpp"
 #include "skiff/config/nvmetcli.hpp"
+#include "skiff/config/save.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,18 @@ TEST(Examples, EachLoads) {
         ++n;
     }
     EXPECT_GE(n, 4u);
+}
+
+// The rdma entry's shared receive queue reaches the limits even behind a tcp entry, and a saved
+// configuration keeps it.
+TEST(Examples, RdmaSrqDepthIsTheRdmaEntrys) {
+    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/rdma-srq.json");
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_EQ(r.config->transport().trtype, "tcp");
+    EXPECT_EQ(r.config->transport().srq_depth, 1024u);
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->transport().srq_depth, 1024u);
 }
 
 TEST(Examples, MultiSubsystemHasWhatItSays) {

@@ -9,8 +9,10 @@
 #
 #   tests/lab/rdma-reconnect.sh      (from the checkout; scripts/lab-tests.sh runs it)
 # Each cycle is one admin and one I/O queue (depth 32).
-# Environment: SKIFF_TARGET (default build/bin/skiff-target), CYCLES (default 20), LAB_* knobs
-# for run-in-guest. Exit 0 = pass.
+# Environment: SKIFF_TARGET (default build/bin/skiff-target), CYCLES (default 20),
+# TARGET_ARGS (more skiff-target options, e.g. "--rdma-srq-depth 64": the shared receive queue,
+# whose SRQ, PD and MR must go with the last connection too), LAB_* knobs for run-in-guest.
+# Exit 0 = pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 checkout="$(pwd)"
@@ -18,7 +20,8 @@ lab="$checkout/../shared/lab"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 
 # shellcheck disable=SC2016  # expanded in the guest
-LAB_PASS_ENV="${LAB_PASS_ENV:-} TARGET CYCLES" TARGET="$target" CYCLES="${CYCLES:-20}" \
+LAB_PASS_ENV="${LAB_PASS_ENV:-} TARGET CYCLES TARGET_ARGS" TARGET="$target" CYCLES="${CYCLES:-20}" \
+TARGET_ARGS="${TARGET_ARGS:-}" \
 LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
 set -uo pipefail
 . /lab/guest/nvmet.sh
@@ -28,7 +31,7 @@ TLOG=/lab-run/target.log
 fail() { echo "$me: FAIL: $*"; [ -s $TLOG ] && { echo "--- target output"; tail -n 40 $TLOG; }; exit 1; }
 addr="$(lab_rxe_up)" || fail "soft-RoCE (rxe0) did not come up"
 setsid /lab/guest/with-host-libs "$TARGET" --transport rdma --listen "$addr:4420" --discovery none \
-  --nqn $nqn --size 16MiB > $TLOG 2>&1 < /dev/null &
+  --nqn $nqn --size 16MiB $TARGET_ARGS > $TLOG 2>&1 < /dev/null &
 tpid=$!
 trap "kill -TERM -- -$tpid 2>/dev/null" EXIT
 lab_wait_listen rdma "$addr" 4420 30 || fail "no RDMA listener"
@@ -38,9 +41,9 @@ modprobe -a nvme-fabrics nvme-rdma
 # goes away, so only the CQs of the target, and every QP, MR, PD and CM id, must come back.
 counts() {
   local r out
-  for r in qp mr pd cq cm_id; do
+  for r in qp mr pd cq cm_id srq; do
     out="$(rdma res show $r 2>/dev/null)"
-    if [ $r = cq ]; then
+    if [ $r = cq ] || [ $r = srq ]; then
       printf "%s %s " $r "$(printf "%s\n" "$out" | grep -c "comm skiff-target")"
     else
       printf "%s %s/%s " $r "$(printf "%s\n" "$out" | grep -c "comm skiff-target")" "$(printf "%s\n" "$out" | grep -c .)"
@@ -53,7 +56,13 @@ echo "== before: $before"
 # emulated guest can be slower than the default 5 s between its admin and I/O queue connects.
 for i in $(seq 1 "$CYCLES"); do
   nvme connect -t rdma -a "$addr" -s 4420 -n $nqn -i 1 -Q 32 -k 30 >/dev/null || fail "connect $i"
-  [ $i = 1 ] && echo "== connected: $(counts)"
+  if [ $i = 1 ]; then
+    echo "== connected: $(counts)"
+    # With a shared receive queue the target must really use one while connected.
+    case " $TARGET_ARGS " in *" --rdma-srq-depth "*)
+      rdma res show srq 2>/dev/null | grep -q "comm skiff-target" || fail "no SRQ of skiff-target while connected";;
+    esac
+  fi
   nvme disconnect -n $nqn >/dev/null || fail "disconnect $i"
   kill -0 $tpid 2>/dev/null || fail "the target exited during cycle $i"
 done

@@ -163,8 +163,8 @@ TEST(Connect, QidOtherThanTheOneTheTransportBoundIsAnInvalidParameterAtQid) {
 // The MDTS a controller advertises: the target's, lowered to what its admin queue's transport
 // moves (an RDMA device with a small max message size), never raised above the target's.
 TEST(Connect, ControllerMdtsFollowsTheTransportLimit) {
-    for (auto [transport_max, mdts] : {std::pair<uint32_t, uint8_t>{0, 5}, {64 * 1024, 4}, {4096, 0},
-                                       {8u << 20, 5}}) {
+    for (auto [transport_max, mdts] :
+         {std::pair<uint32_t, uint8_t>{0, 5}, {64 * 1024, 4}, {4096, 0}, {8u << 20, 5}}) {
         UnitTarget t;
         TestQueue admin(t.target, t.port);
         admin.transport_max_transfer = transport_max;

@@ -83,7 +83,8 @@ TEST(RdmaCm, EachBadFieldGetsItsRejectCode) {
     // 05h: HRQSIZE 0.
     r = request(1, 0, 127);
     EXPECT_EQ(check_connect(&r, sizeof(r), 16, limits()).status, kRejectInvalidHrqsize);
-    // 06h: the device cannot hold that many work requests.
+    // 06h: the device (or the shared receive queue: the transport lowers device_max_wr to its
+    // depth) cannot hold that many work requests.
     CmLimits small = limits();
     small.device_max_wr = 64;
     EXPECT_EQ(check_connect(&good, sizeof(good), 16, small).status, kRejectNoResources);

@@ -34,7 +34,7 @@ struct Options {
     std::string datapath = "poll";
     int dpa_eus = 1;
     uint32_t rdma_srq_depth = 0; // --transport rdma: shared receive queue capsules; 0: off
-    int64_t idle_poll_us = 200; // applies with a configuration file too
+    int64_t idle_poll_us = 200;  // applies with a configuration file too
     std::string log_level = "info";
 };
 

@@ -63,7 +63,8 @@ std::string needs_restart(const Config &cur, const Config &next) {
     if (cur.target.management_socket != next.target.management_socket)
         return "target.management_socket: moving the management socket needs a restart";
     if (!(cur.transport() == next.transport()))
-        return "transports: queue depth, in-capsule data, I/O size and shared receive queue limits need a restart";
+        return "transports: queue depth, in-capsule data, I/O size and shared receive queue limits need a "
+               "restart";
     for (size_t i = 0; i < next.subsystems.size(); ++i) {
         const auto &n = next.subsystems[i];
         const auto *c = cur.find_subsystem(n.nqn);

@@ -54,7 +54,8 @@ CmDecision check_connect(const void *private_data, size_t len, uint8_t initiator
         return reject(kRejectInvalidOrd, "initiator depth 0: the target could not RDMA READ host data");
     // Every command the host may send needs a posted receive and a request slot.
     if (limits.device_max_wr != 0 && sq_entries > limits.device_max_wr)
-        return reject(kRejectNoResources, "the RDMA device cannot hold a queue this deep");
+        return reject(kRejectNoResources,
+                      "the RDMA device (or the shared receive queue) cannot hold a queue this deep");
     d.depth = static_cast<uint16_t>(sq_entries);
     return d;
 }

@@ -112,8 +112,9 @@ void execute_connect(Request &req) {
     }
     // NVMe/RDMA names the queue twice (RDMA-CM private data, then Connect): both must agree.
     if (auto bound = q.transport().bound_qid(); bound && *bound != cmd.qid) {
-        skiff::log::get("nvmeof")->warn("connect from {} rejected: QID {} but the connection was made for QID {}",
-                                        q.transport().peer_name(), cmd.qid, *bound);
+        skiff::log::get("nvmeof")->warn(
+            "connect from {} rejected: QID {} but the connection was made for QID {}",
+            q.transport().peer_name(), cmd.qid, *bound);
         fail_connect_param(req, false, offsetof(ConnectCmd, qid));
         return complete(req);
     }

@@ -53,7 +53,7 @@ struct CmLimits {
     uint16_t max_io_queues = 64;   // highest I/O QID
     uint16_t max_admin_depth = 32; // entries of an admin queue
     uint16_t max_io_depth = 128;   // entries of an I/O queue
-    uint32_t device_max_wr = 0;    // min(max_qp_wr, max_cqe / 3): receives/sends per queue
+    uint32_t device_max_wr = 0;    // min(max_qp_wr, max_cqe / 3[, SRQ depth]): receives/sends per queue
 };
 
 // The outcome of checking a connect request: accept with `depth` or reject with `status`.

@@ -38,8 +38,8 @@ class Transport {
     // Accepts one pending connection, or nullptr when none is pending. `group` is the index of
     // the poll group that will drive it (resources shared per group, e.g. an RDMA shared
     // receive queue, are chosen by it).
-    virtual std::unique_ptr<Connection> accept(int listen_fd, target::Target &target, const target::Port &port,
-                                               int group) = 0;
+    virtual std::unique_ptr<Connection> accept(int listen_fd, target::Target &target,
+                                               const target::Port &port, int group) = 0;
 };
 
 // Where a transport's I/O queues run their data path (nvmeof/TARGET.md, "The dpa data path").
