@@ -30,6 +30,10 @@
 #   rdma-target       skiff-target --transport rdma INSIDE the guest on soft-RoCE (rxe0,
 #                     192.168.77.1); the kernel nvme-rdma initiator discovers, connects, fio crc32c
 #                     verify (4k random + 128k sequential), disconnects.
+#   rdma-target-dpa   rdma-target with --datapath dpa: every I/O queue runs on a DPA thread (2
+#                     emulated EUs); the target's log must show the I/O queues on the DPA; the
+#                     same discover, connect, fio crc32c verify (4k random + 128k sequential) and
+#                     disconnect.
 #   rdma-reconnect    tests/lab/rdma-reconnect.sh: 20 nvme-rdma connect/disconnect cycles; the
 #                     guest's `rdma res` QP/MR/PD/CQ/CM-id counts return to their starting values.
 #   rdma-srq-target   rdma-target with --rdma-srq-depth 256: one shared receive queue for the
@@ -142,6 +146,18 @@ test_rdma_target() {
     "$lab/examples/guest-target-rdma.sh"
 }
 
+test_rdma_target_dpa() {
+  # As rdma-target, on the dpa data path. GUEST_CHECK runs after the connect, so the I/O queues'
+  # Fabrics Connect already went through their DPA threads.
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma-dpa \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+--size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram --datapath dpa --dpa-eus 2" \
+  GUEST_CHECK_CMD="grep -q 'dpa data path: 2 execution unit' /lab-run/target.log || { echo 'target log: no DPA started'; exit 1; }; grep -Eq 'qid [1-9][0-9]* runs on DPA thread' /lab-run/target.log || { echo 'target log: no I/O queue on a DPA thread'; exit 1; }; echo \"GUEST_CHECK: \$(grep -Ec 'runs on DPA thread' /lab-run/target.log) I/O queue(s) on DPA threads\"" \
+    "$lab/examples/guest-target-rdma.sh"
+}
+
 test_hostmem_rdma() {
   # hostmem behind NVMe/RDMA: skiff-host and skiff-target both in the guest (the host has no
   # RDMA); the DMA lands straight in the RDMA queue pair's registered region.
@@ -224,7 +240,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

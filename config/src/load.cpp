@@ -25,13 +25,26 @@ using detail::quote;
 
 constexpr const char *kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr uint32_t kMaxAnaGroup = 128; // as Linux nvmet (NVMET_MAX_ANAGRPS)
+constexpr uint64_t kMaxDpaEus = 64;    // skiff_dpa_set_num_eus's limit
 constexpr int64_t kMinSrqDepth = 32;   // the admin queue's depth (Linux asks for 32)
 constexpr int64_t kMaxSrqDepth = 16384;
 
 void read_target(JsonReader &r, const json &j, TargetSettings &out) {
     const std::string p = "target";
-    if (!r.object(j, p, {"cores", "log_level", "management_socket"})) return;
+    if (!r.object(j, p, {"cores", "datapath", "dpa", "log_level", "management_socket"})) return;
     if (auto v = r.integer(j, p, "cores", 1, 64, false)) out.cores = static_cast<int>(*v);
+    if (auto v = r.string(j, p, "datapath", false, "poll")) {
+        if (*v == "poll" || *v == "dpa")
+            out.datapath = *v;
+        else
+            r.error(join(p, "datapath"), "expected \"poll\" or \"dpa\", got " + quote(j["datapath"]));
+    }
+    if (j.contains("dpa")) {
+        const std::string dp = join(p, "dpa");
+        if (r.object(j["dpa"], dp, {"eus"}))
+            if (auto v = r.integer(j["dpa"], dp, "eus", 1, kMaxDpaEus, false))
+                out.dpa_eus = static_cast<int>(*v);
+    }
     if (auto v = r.string(j, p, "log_level", false, "info")) {
         bool known = false;
         for (const char *l : kLogLevels) known |= *v == l;
@@ -249,9 +262,34 @@ void read_listeners(JsonReader &r, const json &j, std::vector<ListenerConfig> &o
         if (auto l = read_listener(r, j[i], index("listeners", i), false)) out.push_back(*l);
 }
 
+// The dpa data path runs I/O on DPA threads, which have no poll loop: backends that complete
+// through a poll group's epoll loop or progress engine (aio, hostmem) cannot serve it.
+void check_datapath(JsonReader &r, const Config &c) {
+    if (c.target.datapath != "dpa") return;
+    for (size_t i = 0; i < c.backends.size(); ++i)
+        if (c.backends[i].kind == "aio" || c.backends[i].kind == "hostmem")
+            r.error(index("backends", i) + ".kind",
+                    "\"" + c.backends[i].kind +
+                        "\" cannot serve target.datapath \"dpa\" (its completions need a poll group's loop); "
+                        "use ram or null, or target.datapath \"poll\"");
+    for (size_t i = 0; i < c.transports.size(); ++i)
+        if (c.transports[i].srq_depth)
+            r.error(
+                index("transports", i) + ".srq_depth",
+                "a shared receive queue cannot serve target.datapath \"dpa\" (its receives belong to a poll "
+                "group, each dpa queue owns its own); use 0, or target.datapath \"poll\"");
+    bool rdma = false;
+    for (auto &l : c.listeners) rdma |= l.trtype == "rdma";
+    if (!rdma)
+        r.warning("target.datapath",
+                  "\"dpa\" moves NVMe/RDMA I/O queues only; no rdma listener is configured, so every queue "
+                  "runs on the poll groups");
+}
+
 // Checks that span sections. Paths index the parsed vectors, which follow the file's order
 // (entries that failed to parse at all are skipped, and those already have an error).
 void cross_check(JsonReader &r, const Config &c) {
+    check_datapath(r, c);
     for (size_t i = 1; i < c.transports.size(); ++i) {
         const TransportSettings &a = c.transports[0], &b = c.transports[i];
         for (size_t k = 0; k < i; ++k)
@@ -416,7 +454,9 @@ Config default_config() {
 std::string summarize(const Config &c) {
     std::ostringstream o;
     TransportSettings t = c.transport();
-    o << "target: " << c.target.cores << " poll group(s), log level " << c.target.log_level << ", management "
+    o << "target: " << c.target.cores << " poll group(s), data path " << c.target.datapath;
+    if (c.target.datapath == "dpa") o << " (" << c.target.dpa_eus << " EU(s))";
+    o << ", log level " << c.target.log_level << ", management "
       << (c.target.management_socket.empty() ? "off" : c.target.management_socket) << "\n";
     o << "limits: queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
       << " bytes, max I/O " << format_size(t.max_io_size);

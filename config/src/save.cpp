@@ -19,6 +19,10 @@ json listener_json(const ListenerConfig &l) {
 json to_json(const Config &c) {
     json out;
     out["target"] = {{"cores", c.target.cores}, {"log_level", c.target.log_level}};
+    if (c.target.datapath != "poll") {
+        out["target"]["datapath"] = c.target.datapath;
+        out["target"]["dpa"] = {{"eus", c.target.dpa_eus}};
+    }
     if (!c.target.management_socket.empty()) out["target"]["management_socket"] = c.target.management_socket;
     out["transports"] = json::array();
     for (auto &t : c.transports) {

@@ -48,6 +48,34 @@ const std::vector<BadCase> kCases = {
     {"unknown log level",
      [](json &j) { j["target"]["log_level"] = "loud"; },
      {"target.log_level: expected one of trace, debug, info, warn, error, critical, off, got \"loud\""}},
+    {"unknown data path",
+     [](json &j) { j["target"]["datapath"] = "gpu"; },
+     {"target.datapath: expected \"poll\" or \"dpa\", got \"gpu\""}},
+    {"dpa EUs out of range",
+     [](json &j) { j["target"]["dpa"] = {{"eus", 65}}; },
+     {"target.dpa.eus: expected an integer 1..64, got 65"}},
+    {"dpa settings with an unknown key",
+     [](json &j) { j["target"]["dpa"] = {{"threads", 2}}; },
+     {"target.dpa.threads: unknown key; expected one of eus"}},
+    {"dpa data path with an aio and a hostmem backend",
+     [](json &j) {
+         j["target"]["datapath"] = "dpa";
+         j["listeners"][0]["trtype"] = "rdma";
+         j["backends"][0] = {{"name", "ram0"}, {"kind", "aio"}, {"path", "/tmp/x"}};
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}, {"channel", "/tmp/h.sock"}, {"size", "64MiB"}};
+     },
+     {"backends[0].kind: \"aio\" cannot serve target.datapath \"dpa\" (its completions need a poll group's "
+      "loop); use ram or null, or target.datapath \"poll\"",
+      "backends[1].kind: \"hostmem\" cannot serve target.datapath \"dpa\" (its completions need a poll "
+      "group's loop); use ram or null, or target.datapath \"poll\""}},
+    {"dpa data path with a shared receive queue",
+     [](json &j) {
+         j["target"]["datapath"] = "dpa";
+         j["listeners"][0]["trtype"] = "rdma";
+         j["transports"] = json::array({{{"trtype", "rdma"}, {"srq_depth", 64}}});
+     },
+     {"transports[0].srq_depth: a shared receive queue cannot serve target.datapath \"dpa\" (its receives belong "
+      "to a poll group, each dpa queue owns its own); use 0, or target.datapath \"poll\""}},
     {"size without a unit we know",
      [](json &j) { j["backends"][0]["size"] = "64MB"; },
      {"backends[0].size: expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB to 1TiB, "
@@ -224,6 +252,20 @@ TEST(BadConfig, EveryRuleGivesItsExactMessage) {
 TEST(BadConfig, TheBaseIsValid) {
     LoadResult r = parse_config(base());
     ASSERT_TRUE(r.ok()) << r.error_text();
+}
+
+TEST(BadConfig, DpaWithoutAnRdmaListenerIsValidButWarns) {
+    json doc = base();
+    doc["target"]["datapath"] = "dpa";
+    LoadResult r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(r.warnings[0], "target.datapath: \"dpa\" moves NVMe/RDMA I/O queues only; no rdma listener is "
+                             "configured, so every queue runs on the poll groups");
+    doc["listeners"][0]["trtype"] = "rdma";
+    r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_TRUE(r.warnings.empty());
 }
 
 TEST(BadConfig, SyntaxErrorsNameThePosition) {

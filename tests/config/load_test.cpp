@@ -49,6 +49,8 @@ TEST(Load, DefaultsFillWhatIsLeftOut) {
     const Config &c = *r.config;
     EXPECT_EQ(c.target.cores, 1);
     EXPECT_EQ(c.target.log_level, "info");
+    EXPECT_EQ(c.target.datapath, "poll");
+    EXPECT_EQ(c.target.dpa_eus, 1);
     EXPECT_TRUE(c.target.management_socket.empty());
     EXPECT_EQ(c.transport().max_queue_depth, 128u);
     ASSERT_EQ(c.backends.size(), 1u);
@@ -89,6 +91,18 @@ TEST(Load, AioSettings) {
     EXPECT_EQ(e.settings["create"], false);
     EXPECT_EQ(e.settings["buffered"], false);
     EXPECT_EQ(e.settings["queue_depth"], 128);
+}
+
+TEST(Load, DpaDataPath) {
+    LoadResult r = parse_config(json::parse(R"({"target": {"datapath": "dpa", "dpa": {"eus": 2}},
+      "backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],
+      "listeners": [{"trtype": "rdma", "addr": "192.168.77.1", "port": 4420}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_EQ(r.config->target.datapath, "dpa");
+    EXPECT_EQ(r.config->target.dpa_eus, 2);
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->target == r.config->target);
 }
 
 TEST(Load, SaveLoadsBackToTheSameConfiguration) {

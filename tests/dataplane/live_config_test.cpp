@@ -173,6 +173,12 @@ TEST(LiveConfig, RefusedChangesChangeNothing) {
     res = r.live.apply(parse(cores));
     ASSERT_FALSE(res.ok());
     EXPECT_EQ(res.error().message, "target.cores: changing the number of poll groups needs a restart");
+
+    json datapath = base_doc();
+    datapath["target"]["datapath"] = "dpa";
+    res = r.live.apply(parse(datapath));
+    ASSERT_FALSE(res.ok());
+    EXPECT_EQ(res.error().message, "target.datapath: changing the data path (or target.dpa.eus) needs a restart");
 }
 
 TEST(LiveConfig, PerListenerSubsystemsAndHosts) {

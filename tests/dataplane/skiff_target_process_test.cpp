@@ -139,6 +139,12 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
              {{"--backend", "disk"}, "use ram, null, aio or hostmem"},
              {{"--listen", "localhost4420"}, "expected ADDR:PORT"},
              {{"--allow-host", "bob"}, "does not start with \"nqn.yyyy-mm.\""},
+             {{"--datapath", "gpu"}, "--datapath \"gpu\": unknown; use poll or dpa"},
+             {{"--datapath", "dpa", "--dpa-eus", "0"}, "--dpa-eus 0: use 1..64"},
+             {{"--datapath", "dpa", "--transport", "rdma", "--rdma-srq-depth", "64"},
+              "--datapath dpa and --rdma-srq-depth exclude each other"},
+             {{"--datapath", "dpa", "--backend", "aio", "--path", "/tmp/x"},
+              "--datapath dpa serves ram and null backends only"},
          }) {
         TargetProcess p(c.args);
         EXPECT_EQ(p.wait_exit(), 1) << c.args[0];

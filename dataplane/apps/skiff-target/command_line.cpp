@@ -57,6 +57,12 @@ void add_options(CLI::App &app, Options &o) {
                    "queue's depth; 0: off")
         ->capture_default_str();
     app.add_option("--cores", o.cores, "poll groups (threads serving connections)")->capture_default_str();
+    app.add_option("--datapath", o.datapath,
+                   "where NVMe/RDMA I/O queues process their work: poll (the poll groups) or dpa (one DPA\n"
+                   "thread per queue on emulated DPA execution units; ram and null backends only)")
+        ->capture_default_str();
+    app.add_option("--dpa-eus", o.dpa_eus, "--datapath dpa: DPA execution units (worker threads), 1..64")
+        ->capture_default_str();
     app.add_option("--idle-poll-us", o.idle_poll_us,
                    "busy-poll this long (microseconds) after the last work, then sleep in epoll until "
                    "traffic returns (0: always sleep)")
@@ -84,6 +90,16 @@ Result<config::Config> config_from_options(const Options &o) {
     if (o.rdma_srq_depth != 0 && (o.rdma_srq_depth < 32 || o.rdma_srq_depth > 16384))
         return fail("--rdma-srq-depth " + std::to_string(o.rdma_srq_depth) + ": use 0 (off) or 32..16384");
     if (o.cores < 1 || o.cores > 64) return fail("--cores " + std::to_string(o.cores) + ": use 1..64");
+    if (o.datapath != "poll" && o.datapath != "dpa")
+        return fail("--datapath \"" + o.datapath + "\": unknown; use poll or dpa");
+    if (o.dpa_eus < 1 || o.dpa_eus > 64)
+        return fail("--dpa-eus " + std::to_string(o.dpa_eus) + ": use 1..64");
+    if (o.datapath == "dpa" && o.rdma_srq_depth != 0)
+        return fail(
+            "--datapath dpa and --rdma-srq-depth exclude each other (each dpa queue owns its receives)");
+    if (o.datapath == "dpa" && o.backend != "ram" && o.backend != "null")
+        return fail("--datapath dpa serves ram and null backends only (--backend " + o.backend +
+                    " completes through a poll group's loop)");
     if (o.serial.size() > 20) return fail("--serial: at most 20 characters");
     if (o.model.size() > 40) return fail("--model: at most 40 characters");
     bool hostmem = o.backend == "hostmem";
@@ -100,6 +116,8 @@ Result<config::Config> config_from_options(const Options &o) {
 
     config::Config c;
     c.target.cores = o.cores;
+    c.target.datapath = o.datapath;
+    c.target.dpa_eus = o.dpa_eus;
     c.target.log_level = o.log_level;
     c.target.management_socket = o.management_socket;
     if (o.rdma_srq_depth != 0) {

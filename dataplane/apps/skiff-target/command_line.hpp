@@ -31,6 +31,8 @@ struct Options {
     std::string model = "skiff RAM namespace";
     std::vector<std::string> allow_hosts;
     int cores = 1;
+    std::string datapath = "poll";
+    int dpa_eus = 1;
     uint32_t rdma_srq_depth = 0; // --transport rdma: shared receive queue capsules; 0: off
     int64_t idle_poll_us = 200;  // applies with a configuration file too
     std::string log_level = "info";

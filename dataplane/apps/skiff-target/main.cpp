@@ -122,6 +122,10 @@ int main(int argc, char **argv) {
     dataplane::ServiceOptions sopts;
     sopts.poll_groups = cfg.target.cores;
     sopts.poll.idle_poll_us = static_cast<uint32_t>(o.idle_poll_us);
+    if (cfg.target.datapath == "dpa") {
+        sopts.datapath.mode = nvmeof::transport::DataPathOptions::Mode::dpa;
+        sopts.datapath.dpa_eus = static_cast<unsigned>(cfg.target.dpa_eus);
+    }
     dataplane::TargetService service(target, sopts);
     if (auto st = service.start(); !st) return fail(st.error().message);
     if (auto st = live.attach(service); !st) return fail(st.error().message);
@@ -129,7 +133,7 @@ int main(int argc, char **argv) {
         for (auto &ns : s->namespaces())
             logger->info("namespace {} of {}: {} backend, {} bytes, {}-byte blocks", ns->nsid(), s->nqn(),
                          ns->device().kind(), ns->device().size_bytes(), ns->block_size());
-    logger->info("{} poll group(s)", cfg.target.cores);
+    logger->info("{} poll group(s), data path {}", cfg.target.cores, cfg.target.datapath);
 
     std::unique_ptr<dataplane::ManagementServer> management;
     if (!cfg.target.management_socket.empty()) {

@@ -58,6 +58,8 @@ uint32_t min_block_size_of(const Device &d) {
 std::string needs_restart(const Config &cur, const Config &next) {
     if (cur.target.cores != next.target.cores)
         return "target.cores: changing the number of poll groups needs a restart";
+    if (cur.target.datapath != next.target.datapath || cur.target.dpa_eus != next.target.dpa_eus)
+        return "target.datapath: changing the data path (or target.dpa.eus) needs a restart";
     if (cur.target.management_socket != next.target.management_socket)
         return "target.management_socket: moving the management socket needs a restart";
     if (!(cur.transport() == next.transport()))

@@ -123,7 +123,7 @@ Result<nvmeof::transport::Transport *> TargetService::transport_for(const std::s
     std::lock_guard lock(listeners_mu_);
     for (auto &t : transports_)
         if (trtype == t->name()) return t.get();
-    auto made = nvmeof::transport::make_transport(trtype);
+    auto made = nvmeof::transport::make_transport(trtype, options_.datapath);
     if (!made) return made.error();
     transports_.push_back(std::move(made.value()));
     return transports_.back().get();

@@ -1,5 +1,6 @@
 #include "rdma_queue_pair.hpp"
 
+#include "rdma_dpa_queue.hpp"
 #include "skiff/nvmeof/rdma/rdma_limits.hpp"
 #include "skiff/nvmeof/transport/buffer_areas.hpp"
 
@@ -53,18 +54,22 @@ const char *to_string(RdmaRequestState state) {
     return "?";
 }
 
-RdmaQueuePair::RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &target, target::Port port)
+RdmaQueuePair::RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &target, target::Port port,
+                             std::shared_ptr<DpaRuntime> dpa)
     : id_(id), peer_(std::move(peer)), target_(target), queue_(target, std::move(port), *this),
-      limits_(target.limits()) {}
+      limits_(target.limits()), dpa_runtime_(std::move(dpa)) {}
 
 RdmaQueuePair::~RdmaQueuePair() {
+    if (dpa_) dpa_->stop(); // from here this thread owns the data path again
     finish("connection destroyed");
     for (auto &req : reqs_) queue_.release(req); // requests that never completed (namespace pins)
     destroy();
+    dpa_.reset(); // its channels, after the queue let go of them
 }
 
 Status RdmaQueuePair::start(const CmDecision &decision, const rdma_conn_param &host_param) {
     depth_ = decision.depth;
+    if (decision.qid == 0) dpa_runtime_.reset(); // the admin queue stays on its poll group
     // Our own event channel: established / disconnected events of this connection reach the
     // poll group that owns it, not the acceptor.
     channel_ = rdma_create_event_channel();
@@ -106,6 +111,7 @@ Status RdmaQueuePair::start(const CmDecision &decision, const rdma_conn_param &h
     if (rdma_accept(id_, &param)) return fail("rdma_accept");
     log_->debug("{}: accepted qid {} depth {} (host ird {} ord {})", peer_, decision.qid, depth_,
                 host_param.responder_resources, host_param.initiator_depth);
+    if (dpa_) log_->info("{}: qid {} runs on DPA thread (dpa data path)", peer_, decision.qid);
     return Status::success();
 }
 
@@ -162,9 +168,15 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
     for (uint16_t r = 0; !srq_ && r < depth_; ++r)
         if (!post_recv(r)) return fail("ibv_post_recv");
 
+    if (dpa_runtime_) {
+        auto q = DpaQueue::create(dpa_runtime_, *this, cq_, comp_channel_, 3 * depth_ + 1);
+        if (!q) return q.error();
+        dpa_ = std::move(*q);
+    }
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) return fail("epoll_create1");
     for (int fd : {channel_->fd, comp_channel_->fd}) {
+        if (dpa_ && fd == comp_channel_->fd) continue; // the DPA side polls the CQ
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.fd = fd;
@@ -178,6 +190,7 @@ void RdmaQueuePair::destroy() {
     if (qp_created_) rdma_destroy_qp(id_);
     qp_created_ = false;
     if (srq_) return_srq_capsules();
+    if (dpa_) dpa_->detach_cq(); // no more completions; the CQ can go
     if (mr_) ibv_dereg_mr(mr_);
     mr_ = nullptr;
     if (region_) {
@@ -206,9 +219,15 @@ void RdmaQueuePair::destroy() {
 // ---------------------------------------------------------------------------------------------
 // Events and completions
 
+void RdmaQueuePair::attach(target::PollContext &ctx) {
+    if (!dpa_) return queue_.attach(ctx);
+    queue_.attach(dpa_->context());
+    dpa_->run();
+}
+
 void RdmaQueuePair::on_readable() {
     handle_cm_events();
-    if (finished_ || !cq_) return;
+    if (dpa_ || finished_ || !cq_) return;
     ibv_cq *cq = nullptr;
     void *ctx = nullptr;
     while (ibv_get_cq_event(comp_channel_, &cq, &ctx) == 0) {
@@ -232,10 +251,10 @@ void RdmaQueuePair::handle_cm_events() {
             log_->debug("{}: established", peer_);
             break;
         case RDMA_CM_EVENT_DISCONNECTED:
-            finish("host disconnected");
+            end("host disconnected");
             break;
         case RDMA_CM_EVENT_DEVICE_REMOVAL:
-            finish("RDMA device removed");
+            end("RDMA device removed");
             break;
         default:
             log_->debug("{}: CM event {}", peer_, rdma_event_str(type));
@@ -471,7 +490,16 @@ void RdmaQueuePair::return_srq_capsules() {
 // ---------------------------------------------------------------------------------------------
 // Connection level
 
+bool RdmaQueuePair::finished() const {
+    if (dpa_) return dpa_->done();
+    return drained();
+}
+
 bool RdmaQueuePair::progress() {
+    return dpa_ ? dpa_->request_progress() : advance();
+}
+
+bool RdmaQueuePair::advance() {
     if (finished_) return false;
     bool did = false;
     if (cq_more_) {
@@ -486,8 +514,20 @@ bool RdmaQueuePair::progress() {
 }
 
 void RdmaQueuePair::poll(uint64_t now_ms) {
+    if (dpa_) return dpa_->request_tick(now_ms);
+    tick(now_ms);
+}
+
+void RdmaQueuePair::tick(uint64_t now_ms) {
     if (finished_) return;
     if (!queue_.poll(now_ms)) finish("association torn down");
+}
+
+void RdmaQueuePair::end(const char *why) {
+    if (dpa_)
+        dpa_->request_close(why);
+    else
+        finish(why);
 }
 
 void RdmaQueuePair::finish(const char *why) {

@@ -8,6 +8,10 @@
 // registration covering the receive capsules, the response capsules and the data buffers.
 // With a shared receive queue (rdma_srq.hpp) the PD and the receive capsules are the SRQ's.
 // The poll group watches an epoll fd holding the CM channel and the completion channel.
+//
+// In the dpa data path (an I/O queue, with a DpaRuntime) the completion channel is not in that
+// epoll fd: the CQ is attached to a DPA completion context and a DPA thread runs the same
+// completion handling (DpaQueue, rdma_dpa_queue.hpp, says which thread owns what).
 #pragma once
 
 #include "rdma_request.hpp"
@@ -28,9 +32,14 @@
 
 namespace skiff::nvmeof::rdma {
 
+class DpaQueue;
+class DpaRuntime;
+
 class RdmaQueuePair final : public transport::Connection, public target::TransportOps {
   public:
-    RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &target, target::Port port);
+    // With `dpa`, an I/O queue runs its data path on a DPA thread (the admin queue never does).
+    RdmaQueuePair(rdma_cm_id *id, std::string peer, target::Target &target, target::Port port,
+                  std::shared_ptr<DpaRuntime> dpa = nullptr);
     ~RdmaQueuePair() override;
 
     // Before start: take command capsules from `srq` instead of a receive ring of our own.
@@ -42,7 +51,7 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     static uint64_t recv_wr_tag() { return wr_id(kWrRecv, 0); }
 
     // transport::Connection
-    void attach(target::PollContext &ctx) override { queue_.attach(ctx); }
+    void attach(target::PollContext &ctx) override;
     int fd() const override { return epoll_fd_; }
     const std::string &peer() const override { return peer_; }
     void on_readable() override;
@@ -52,8 +61,8 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     void poll(uint64_t now_ms) override;
     // Requests whose backend I/O is in flight keep the connection (and its registered buffers)
     // alive.
-    bool finished() const override { return finished_ && queue_.io_in_flight() == 0; }
-    void close(const char *why) override { finish(why); }
+    bool finished() const override;
+    void close(const char *why) override { end(why); }
 
     // target::TransportOps
     void queue_response(target::Request &req) override;
@@ -62,6 +71,8 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     uint32_t max_transfer() const override { return max_transfer_; }
 
   private:
+    friend class DpaQueue; // runs the data path below on its DPA thread
+
     // Work request ids: kind in the top byte, slot index below.
     enum WrKind : uint64_t { kWrRecv = 1, kWrRead = 2, kWrSend = 3 };
     static uint64_t wr_id(WrKind kind, uint32_t index) { return (uint64_t(kind) << 56) | index; }
@@ -86,7 +97,18 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     bool post_recv(uint16_t recv);
 
     void finish(const char *why);
+    // finish() on the thread that owns the data path (the DPA thread is asked to).
+    void end(const char *why);
     void destroy();
+
+    // The data path's parts the DPA thread calls (and the poll group, in poll mode).
+    void tick(uint64_t now_ms);
+    bool advance();
+    bool wants_progress() const { return !finished_ && queue_.has_deferred(); }
+    bool drained() const { return finished_ && queue_.io_in_flight() == 0; }
+    void deliver(const ibv_wc &wc) {
+        if (!finished_) on_completion(wc);
+    }
 
     uint8_t *capsule(uint16_t recv) const {
         return srq_ ? srq_->capsule(recv) : region_ + size_t(recv) * capsule_len_;
@@ -126,6 +148,9 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     size_t pending_head_ = 0, pending_count_ = 0;
 
     bool finished_ = false;
+
+    std::shared_ptr<DpaRuntime> dpa_runtime_; // set: the dpa data path for an I/O queue
+    std::unique_ptr<DpaQueue> dpa_;           // the I/O queue's DPA side, once created
 };
 
 } // namespace skiff::nvmeof::rdma

@@ -1,5 +1,6 @@
 #include "skiff/nvmeof/rdma/rdma_transport.hpp"
 
+#include "dpa_runtime.hpp"
 #include "rdma_queue_pair.hpp"
 #include "rdma_srq.hpp"
 #include "skiff/core/log.hpp"
@@ -37,7 +38,8 @@ bool any_rdma_device() {
 
 } // namespace
 
-RdmaTransport::RdmaTransport() : srqs_(std::make_unique<SrqPool>()) {}
+RdmaTransport::RdmaTransport(transport::DataPathOptions datapath)
+    : srqs_(std::make_unique<SrqPool>()), datapath_(datapath) {}
 
 RdmaTransport::~RdmaTransport() {
     for (auto &[fd, l] : listeners_) {
@@ -54,6 +56,11 @@ Result<int> RdmaTransport::listen(const transport::ListenAddress &addr) {
     if (!any_rdma_device())
         return error("no RDMA device on this machine (ibv_get_device_list found none; for soft-RoCE: "
                      "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <iface>)");
+    if (datapath_.mode == transport::DataPathOptions::Mode::dpa && !dpa_) {
+        auto rt = DpaRuntime::start(datapath_.dpa_eus);
+        if (!rt) return error(rt.error().message);
+        dpa_ = std::move(*rt);
+    }
     Listener l;
     l.channel = rdma_create_event_channel();
     if (!l.channel)
@@ -147,7 +154,9 @@ std::unique_ptr<transport::Connection> RdmaTransport::accept(int listen_fd, targ
             rdma_destroy_id(id);
             continue;
         }
-        auto qp = std::make_unique<RdmaQueuePair>(id, peer, target, port);
+        // An SRQ's receives are shared by the poll group's queues: a queue using one stays on the
+        // poll group (the configuration refuses srq_depth with the dpa data path anyway).
+        auto qp = std::make_unique<RdmaQueuePair>(id, peer, target, port, srq ? nullptr : dpa_);
         if (srq) qp->use_srq(std::move(srq));
         if (auto st = qp->start(d, host); !st) {
             reject(kRejectNoResources, st.error().message);

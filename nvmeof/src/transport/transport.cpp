@@ -29,12 +29,13 @@ Result<ListenAddress> parse_listen_address(const std::string &text) {
     return addr;
 }
 
-Result<std::unique_ptr<Transport>> make_transport(std::string_view name) {
+Result<std::unique_ptr<Transport>> make_transport(std::string_view name, const DataPathOptions &datapath) {
     if (name == "tcp") return std::unique_ptr<Transport>(std::make_unique<tcp::TcpTransport>());
     if (name == "rdma") {
 #ifdef SKIFF_HAVE_RDMA
-        return std::unique_ptr<Transport>(std::make_unique<rdma::RdmaTransport>());
+        return std::unique_ptr<Transport>(std::make_unique<rdma::RdmaTransport>(datapath));
 #else
+        (void)datapath;
         return make_error(DOCA_ERROR_NOT_SUPPORTED,
                           "transport rdma: this build has no rdma-core (install libibverbs-dev and "
                           "librdmacm-dev, then rebuild); use tcp");

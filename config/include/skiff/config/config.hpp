@@ -17,6 +17,10 @@ using Id16 = std::array<uint8_t, 16>;
 
 struct TargetSettings {
     int cores = 1; // poll groups
+    // Where NVMe/RDMA I/O queues process their completions: "poll" (the poll groups) or "dpa" (a
+    // DPA thread per queue on `dpa_eus` emulated execution units; nvmeof/TARGET.md).
+    std::string datapath = "poll";
+    int dpa_eus = 1;
     std::string log_level = "info";
     std::string management_socket; // empty: no live management endpoint
 

@@ -24,6 +24,8 @@ struct ServiceOptions {
     std::optional<nvmeof::transport::ListenAddress> discovery; // dedicated discovery listener
     int poll_groups = 1;
     PollGroupOptions poll; // adaptive polling of every group
+    // Where transports run their I/O queues' data path (dpa: NVMe/RDMA I/O queues on DPA threads).
+    nvmeof::transport::DataPathOptions datapath;
 };
 
 class TargetService {

@@ -12,11 +12,14 @@ struct rdma_event_channel;
 
 namespace skiff::nvmeof::rdma {
 
+class DpaRuntime;
 class SrqPool;
 
 class RdmaTransport final : public transport::Transport {
   public:
-    RdmaTransport();
+    // With datapath.mode dpa, I/O queues run their completions on DPA threads (the DPA starts
+    // with the first listener; a DPA that cannot start fails that listen with the reason).
+    explicit RdmaTransport(transport::DataPathOptions datapath = {});
     ~RdmaTransport() override;
     const char *name() const override { return "rdma"; }
     // Binds an RDMA-CM listener to addr. Fails with a message naming the address when no RDMA
@@ -37,6 +40,8 @@ class RdmaTransport final : public transport::Transport {
     };
     std::map<int, Listener> listeners_; // by channel fd
     std::unique_ptr<SrqPool> srqs_;     // shared receive queues, per (poll group, device)
+    transport::DataPathOptions datapath_;
+    std::shared_ptr<DpaRuntime> dpa_; // dpa mode, from the first listen; queues share it
 };
 
 } // namespace skiff::nvmeof::rdma

@@ -42,7 +42,17 @@ class Transport {
                                                const target::Port &port, int group) = 0;
 };
 
+// Where a transport's I/O queues run their data path (nvmeof/TARGET.md, "The dpa data path").
+// poll: on the poll group that owns the connection. dpa: NVMe/RDMA I/O queues process their
+// completions on a DPA thread each, on `dpa_eus` emulated execution units; the admin queue and
+// every TCP queue stay on the poll groups.
+struct DataPathOptions {
+    enum class Mode { poll, dpa };
+    Mode mode = Mode::poll;
+    unsigned dpa_eus = 1;
+};
+
 // "tcp" -> the NVMe/TCP transport; anything else is an error saying what exists.
-Result<std::unique_ptr<Transport>> make_transport(std::string_view name);
+Result<std::unique_ptr<Transport>> make_transport(std::string_view name, const DataPathOptions &datapath = {});
 
 } // namespace skiff::nvmeof::transport
