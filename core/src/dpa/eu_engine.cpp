@@ -81,7 +81,12 @@ void Eu::push(Runnable *work) {
 bool Eu::run_one() {
     QueueNode *node = queue_.pop();
     if (!node) return false;
+    // seq_cst on entry: the work's first loads (a namespace lookup, say) cannot move above it, so
+    // a reclaimer that unpublished something and then saw an even sequence knows this run sees
+    // the unpublished state.
+    run_seq_.fetch_add(1, std::memory_order_seq_cst);
     static_cast<Runnable *>(node)->run(*this);
+    run_seq_.fetch_add(1, std::memory_order_release);
     return true;
 }
 

@@ -42,6 +42,10 @@ class Eu {
     // From any thread.
     void push(Runnable *work);
     unsigned index() const { return index_; }
+    // Odd while this EU runs a piece of work, advanced by two per piece: a grace period
+    // (skiff/core/dpa_quiescence.hpp) has passed for an EU that was not running at a snapshot
+    // or has moved past it.
+    uint64_t run_seq() const { return run_seq_.load(std::memory_order_seq_cst); }
     // How long this EU keeps spinning after its last work (SKIFF_DPA_SPIN_US).
     long spin_us() const { return spin_us_; }
     doca_dpa &dpa() { return dpa_; }
@@ -62,6 +66,7 @@ class Eu {
     std::atomic<uint32_t> wake_seq_{0};
     std::atomic<bool> sleeping_{false};
     std::atomic<bool> stop_{false};
+    std::atomic<uint64_t> run_seq_{0};
     std::thread thread_;
     TraceRecord traces_[kTraceCapacity];
     size_t num_traces_ = 0;
@@ -75,6 +80,7 @@ class Engine {
     Eu &eu(unsigned eu_id) { return *eus_[eu_id % eus_.size()]; }
     // Round robin, for work without affinity.
     Eu &next() { return eu(next_.fetch_add(1, std::memory_order_relaxed)); }
+    const Eu &eu(unsigned eu_id) const { return *eus_[eu_id % eus_.size()]; }
 
   private:
     std::vector<std::unique_ptr<Eu>> eus_;

@@ -1,5 +1,6 @@
 #include "skiff/dataplane/target_service.hpp"
 
+#include "skiff/core/dpa_quiescence.hpp"
 #include "skiff/core/log.hpp"
 
 #include <cerrno>
@@ -141,12 +142,25 @@ std::vector<ListenAddress> TargetService::bound() const {
 std::vector<uint64_t> TargetService::quiescent_snapshot() const {
     std::vector<uint64_t> out;
     for (auto &g : groups_) out.push_back(g->passes());
+    append_run_sequences(out);
     return out;
 }
 
+void TargetService::append_run_sequences(std::vector<uint64_t> &out) const {
+    std::lock_guard lock(listeners_mu_);
+    for (auto &t : transports_) t->append_run_sequences(out);
+}
+
 bool TargetService::passed(const std::vector<uint64_t> &snapshot) const {
-    for (size_t i = 0; i < snapshot.size() && i < groups_.size(); ++i)
+    size_t i = 0;
+    for (; i < snapshot.size() && i < groups_.size(); ++i)
         if (groups_[i]->running() && groups_[i]->passes() <= snapshot[i]) return false;
+    // Threads outside the poll groups (DPA execution units) after them, in a stable order; a
+    // transport that started its threads after the snapshot adds entries that need no check.
+    std::vector<uint64_t> now;
+    append_run_sequences(now);
+    for (size_t k = 0; i < snapshot.size() && k < now.size(); ++i, ++k)
+        if (!core::dpa::eu_passed(snapshot[i], now[k])) return false;
     return true;
 }
 

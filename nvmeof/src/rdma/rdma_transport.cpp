@@ -1,6 +1,7 @@
 #include "skiff/nvmeof/rdma/rdma_transport.hpp"
 
 #include "dpa_runtime.hpp"
+#include "skiff/core/dpa_quiescence.hpp"
 #include "rdma_queue_pair.hpp"
 #include "rdma_srq.hpp"
 #include "skiff/core/log.hpp"
@@ -49,6 +50,10 @@ RdmaTransport::~RdmaTransport() {
     }
 }
 
+void RdmaTransport::append_run_sequences(std::vector<uint64_t> &out) const {
+    core::dpa::append_eu_run_sequences(published_dpa_.load(std::memory_order_acquire), out);
+}
+
 Result<int> RdmaTransport::listen(const transport::ListenAddress &addr) {
     auto error = [&](const std::string &why) {
         return make_error(DOCA_ERROR_NOT_FOUND, "rdma listener " + addr.str() + ": " + why);
@@ -60,6 +65,7 @@ Result<int> RdmaTransport::listen(const transport::ListenAddress &addr) {
         auto rt = DpaRuntime::start(datapath_.dpa_eus);
         if (!rt) return error(rt.error().message);
         dpa_ = std::move(*rt);
+        published_dpa_.store(dpa_->dpa(), std::memory_order_release);
     }
     Listener l;
     l.channel = rdma_create_event_channel();

@@ -53,8 +53,10 @@ class TargetService {
     // The bound address of a port (port 0 resolved).
     std::optional<nvmeof::transport::ListenAddress> listener_address(uint16_t port_id) const;
 
-    // Every poll group's count of loop passes (quiescent points): a group past a snapshot taken
-    // after some change no longer runs code that saw the state before it.
+    // Every poll group's count of loop passes (quiescent points), then the run sequences of the
+    // threads outside the poll groups that run command code (the DPA's execution units in the
+    // dpa data path): a snapshot taken after some change is passed once no thread still runs
+    // code that saw the state before it.
     std::vector<uint64_t> quiescent_snapshot() const;
     bool passed(const std::vector<uint64_t> &snapshot) const;
 
@@ -66,6 +68,7 @@ class TargetService {
         nvmeof::transport::Transport *transport;
     };
     void accept_loop();
+    void append_run_sequences(std::vector<uint64_t> &out) const;
     Result<nvmeof::target::Port> open_listener(const nvmeof::transport::ListenAddress &addr,
                                                bool discovery_only,
                                                std::optional<std::vector<std::string>> subsystems);

@@ -4,6 +4,7 @@
 
 #include "skiff/nvmeof/transport/transport.hpp"
 
+#include <atomic>
 #include <map>
 #include <memory>
 
@@ -32,6 +33,8 @@ class RdmaTransport final : public transport::Transport {
     // (group, their device).
     std::unique_ptr<transport::Connection> accept(int listen_fd, target::Target &target,
                                                   const target::Port &port, int group) override;
+    // The DPA's execution units, in dpa mode once the DPA started.
+    void append_run_sequences(std::vector<uint64_t> &out) const override;
 
   private:
     struct Listener {
@@ -42,6 +45,8 @@ class RdmaTransport final : public transport::Transport {
     std::unique_ptr<SrqPool> srqs_;     // shared receive queues, per (poll group, device)
     transport::DataPathOptions datapath_;
     std::shared_ptr<DpaRuntime> dpa_; // dpa mode, from the first listen; queues share it
+    // dpa_'s DPA, for append_run_sequences from other threads (set once, lives with dpa_).
+    std::atomic<doca_dpa *> published_dpa_{nullptr};
 };
 
 } // namespace skiff::nvmeof::rdma

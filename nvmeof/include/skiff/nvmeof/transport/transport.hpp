@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace skiff::nvmeof::transport {
 
@@ -40,6 +41,11 @@ class Transport {
     // receive queue, are chosen by it).
     virtual std::unique_ptr<Connection> accept(int listen_fd, target::Target &target,
                                                const target::Port &port, int group) = 0;
+    // For grace periods (live namespace removal): appends one run sequence per thread outside
+    // the poll groups that runs command code (odd while it runs, advanced per run; see
+    // skiff/core/dpa_quiescence.hpp). Transports whose queues all run on poll groups append
+    // nothing. Any thread may call it.
+    virtual void append_run_sequences(std::vector<uint64_t> &) const {}
 };
 
 // Where a transport's I/O queues run their data path (nvmeof/TARGET.md, "The dpa data path").
