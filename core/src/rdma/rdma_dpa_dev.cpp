@@ -201,6 +201,19 @@ void signal(doca_dpa_dev_rdma_t handle, uint32_t conn, doca_dpa_dev_sync_event_r
     post_word(*r, conn, add, ev->addr, ev->rkey, count, DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH, api);
 }
 
+// The _buf_ forms: each buffer names its mmap, address and length; the shorter length moves. A bad
+// buffer handle goes through the mmap form with null handles, which reports it the same way.
+using MmapPost = void (*)(doca_dpa_dev_rdma_t, uint32_t, doca_dpa_dev_mmap_t, uint64_t, doca_dpa_dev_mmap_t,
+                          uint64_t, size_t, uint32_t);
+void post_by_buffers(MmapPost post, doca_dpa_dev_rdma_t rdma, uint32_t connection_id, doca_dpa_dev_buf_t dst,
+                     doca_dpa_dev_buf_t src, uint32_t flags) {
+    const auto *d = element_of(dst);
+    const auto *s = element_of(src);
+    if (!d || !s) return post(rdma, connection_id, 0, 0, 0, 0, 0, flags);
+    post(rdma, connection_id, mmap_handle_of(d), addr_of(d), mmap_handle_of(s), addr_of(s),
+         d->len < s->len ? d->len : s->len, flags);
+}
+
 } // namespace
 
 extern "C" {
@@ -216,11 +229,7 @@ void doca_dpa_dev_rdma_post_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_i
 void doca_dpa_dev_rdma_post_buf_read(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
                                      doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
                                      uint32_t flags) {
-    const auto *d = element_of(dst_buf_handle);
-    const auto *s = element_of(src_buf_handle);
-    if (!d || !s) return doca_dpa_dev_rdma_post_read(rdma, connection_id, 0, 0, 0, 0, 0, flags);
-    doca_dpa_dev_rdma_post_read(rdma, connection_id, mmap_handle_of(d), addr_of(d), mmap_handle_of(s),
-                                addr_of(s), d->len < s->len ? d->len : s->len, flags);
+    post_by_buffers(&doca_dpa_dev_rdma_post_read, rdma, connection_id, dst_buf_handle, src_buf_handle, flags);
 }
 
 void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
@@ -234,11 +243,8 @@ void doca_dpa_dev_rdma_post_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_
 void doca_dpa_dev_rdma_post_buf_write(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,
                                       doca_dpa_dev_buf_t dst_buf_handle, doca_dpa_dev_buf_t src_buf_handle,
                                       uint32_t flags) {
-    const auto *d = element_of(dst_buf_handle);
-    const auto *s = element_of(src_buf_handle);
-    if (!d || !s) return doca_dpa_dev_rdma_post_write(rdma, connection_id, 0, 0, 0, 0, 0, flags);
-    doca_dpa_dev_rdma_post_write(rdma, connection_id, mmap_handle_of(d), addr_of(d), mmap_handle_of(s),
-                                 addr_of(s), d->len < s->len ? d->len : s->len, flags);
+    post_by_buffers(&doca_dpa_dev_rdma_post_write, rdma, connection_id, dst_buf_handle, src_buf_handle,
+                    flags);
 }
 
 void doca_dpa_dev_rdma_post_write_imm(doca_dpa_dev_rdma_t rdma, uint32_t connection_id,

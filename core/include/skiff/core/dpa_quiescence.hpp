@@ -18,6 +18,8 @@ namespace skiff::core::dpa {
 void append_eu_run_sequences(const doca_dpa *dpa, std::vector<uint64_t> &out);
 
 // Whether an EU whose sequence was `then` at a snapshot and is `now` has passed it.
-inline bool eu_passed(uint64_t then, uint64_t now) { return (then & 1) == 0 || now > then; }
+inline bool eu_passed(uint64_t then, uint64_t now) {
+    return (then & 1) == 0 || now > then;
+}
 
 } // namespace skiff::core::dpa
