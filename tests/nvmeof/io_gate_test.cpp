@@ -17,8 +17,13 @@ TEST(IoGate, ExclusiveWaitsForEveryLanesIoAndShutsThemOutUntilReleased) {
     ASSERT_TRUE(gate.enter()); // lane 1 has two I/Os in flight (an asynchronous backend)
     ASSERT_TRUE(gate.enter());
 
+    // Each step is handed over explicitly (never by timing), so a descheduled thread cannot
+    // miss one on a loaded machine.
     std::atomic<int> step{0};
     std::atomic<bool> ran_early{false};
+    auto wait_for = [&](int s) {
+        while (step != s) std::this_thread::yield();
+    };
     std::thread other([&] {
         IoGate::set_thread_lane(2);
         EXPECT_TRUE(gate.enter()); // lane 2's own I/O in flight counts too
@@ -26,30 +31,31 @@ TEST(IoGate, ExclusiveWaitsForEveryLanesIoAndShutsThemOutUntilReleased) {
         if (gate.try_exclusive(&owner)) ran_early = true;
         EXPECT_TRUE(gate.held_by(&owner));
         step = 1;
-        while (step != 2) std::this_thread::yield();
-        if (gate.try_exclusive(&owner)) ran_early = true; // its own lane still busy
+        wait_for(2);
+        if (gate.try_exclusive(&owner)) ran_early = true; // lane 1 and its own lane still busy
         gate.leave();
-        while (step != 3) std::this_thread::yield();
+        step = 3;
+        wait_for(4);
         EXPECT_TRUE(gate.try_exclusive(&owner)); // every lane drained
-        step = 4;
-        while (step != 5) std::this_thread::yield();
+        step = 5;
+        wait_for(6);
         gate.leave_exclusive(&owner);
-        step = 6;
+        step = 7;
     });
-    while (step != 1) std::this_thread::yield();
+    wait_for(1);
     // Claimed: new I/O backs off, a rival Compare and Write cannot claim it.
     EXPECT_FALSE(gate.enter());
     EXPECT_FALSE(gate.try_exclusive(&rival));
     gate.leave();
-    step = 2; // lane 1 still has one I/O in flight: the owner cannot run yet
-    for (int i = 0; i < 1000; ++i) std::this_thread::yield();
+    step = 2; // lane 1 still has one I/O in flight until the owner has tried again
+    wait_for(3);
     gate.leave();
-    step = 3;
-    while (step != 4) std::this_thread::yield();
+    step = 4;
+    wait_for(5);
     EXPECT_FALSE(ran_early.load());
     EXPECT_FALSE(gate.enter()); // held while it runs
-    step = 5;
-    while (step != 6) std::this_thread::yield();
+    step = 6;
+    wait_for(7);
     other.join();
     EXPECT_TRUE(gate.enter()); // released
     gate.leave();
