@@ -52,17 +52,22 @@ const std::vector<BadCase> kCases = {
      [](json &j) { j["target"]["datapath"] = "gpu"; },
      {"target.datapath: expected \"poll\" or \"dpa\", got \"gpu\""}},
     {"dpa EUs out of range",
-     [](json &j) { j["target"]["dpa"] = {{"eus", 65}}; },
+     [](json &j) {
+         j["target"]["dpa"] = {{"eus", 65}};
+     },
      {"target.dpa.eus: expected an integer 1..64, got 65"}},
     {"dpa settings with an unknown key",
-     [](json &j) { j["target"]["dpa"] = {{"threads", 2}}; },
+     [](json &j) {
+         j["target"]["dpa"] = {{"threads", 2}};
+     },
      {"target.dpa.threads: unknown key; expected one of eus"}},
     {"dpa data path with an aio and a hostmem backend",
      [](json &j) {
          j["target"]["datapath"] = "dpa";
          j["listeners"][0]["trtype"] = "rdma";
          j["backends"][0] = {{"name", "ram0"}, {"kind", "aio"}, {"path", "/tmp/x"}};
-         j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}, {"channel", "/tmp/h.sock"}, {"size", "64MiB"}};
+         j["backends"][1] = {
+             {"name", "ram1"}, {"kind", "hostmem"}, {"channel", "/tmp/h.sock"}, {"size", "64MiB"}};
      },
      {"backends[0].kind: \"aio\" cannot serve target.datapath \"dpa\" (its completions need a poll group's "
       "loop); use ram or null, or target.datapath \"poll\"",
@@ -74,7 +79,8 @@ const std::vector<BadCase> kCases = {
          j["listeners"][0]["trtype"] = "rdma";
          j["transports"] = json::array({{{"trtype", "rdma"}, {"srq_depth", 64}}});
      },
-     {"transports[0].srq_depth: a shared receive queue cannot serve target.datapath \"dpa\" (its receives belong "
+     {"transports[0].srq_depth: a shared receive queue cannot serve target.datapath \"dpa\" (its receives "
+      "belong "
       "to a poll group, each dpa queue owns its own); use 0, or target.datapath \"poll\""}},
     {"size without a unit we know",
      [](json &j) { j["backends"][0]["size"] = "64MB"; },
@@ -108,13 +114,16 @@ const std::vector<BadCase> kCases = {
      },
      {"backends[1].size: missing; \"create\": true needs the size of the file to create"}},
     {"hostmem without a channel or a size",
-     [](json &j) { j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}}; },
+     [](json &j) {
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}};
+     },
      {"backends[1].channel: missing; expected a string such as \"/run/skiff-host.sock\"",
       "backends[1].size: missing; expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB "
       "to 1TiB"}},
     {"hostmem with a relative channel",
      [](json &j) {
-         j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}, {"channel", "host.sock"}, {"size", "1GiB"}};
+         j["backends"][1] = {
+             {"name", "ram1"}, {"kind", "hostmem"}, {"channel", "host.sock"}, {"size", "1GiB"}};
      },
      {"backends[1].channel: expected the absolute path of skiff-host's socket, got \"host.sock\""}},
     {"field of another kind",
@@ -209,13 +218,19 @@ const std::vector<BadCase> kCases = {
      },
      {"transports[0].max_io_size: expected a power of two such as \"128KiB\", got \"96KiB\""}},
     {"shared receive queue on a tcp transport",
-     [](json &j) { j["transports"] = {{{"trtype", "tcp"}, {"srq_depth", 1024}}}; },
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"srq_depth", 1024}}};
+     },
      {"transports[0].srq_depth: a shared receive queue is an rdma setting; this entry is \"tcp\""}},
     {"shared receive queue shallower than the admin queue",
-     [](json &j) { j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 8}}}; },
+     [](json &j) {
+         j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 8}}};
+     },
      {"transports[0].srq_depth: expected 0 (off) or 32..16384, got 8"}},
     {"shared receive queue too deep",
-     [](json &j) { j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 100000}}}; },
+     [](json &j) {
+         j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 100000}}};
+     },
      {"transports[0].srq_depth: expected an integer 0..16384, got 100000"}},
     {"transports that disagree",
      [](json &j) {

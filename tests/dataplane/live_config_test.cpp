@@ -178,7 +178,8 @@ TEST(LiveConfig, RefusedChangesChangeNothing) {
     datapath["target"]["datapath"] = "dpa";
     res = r.live.apply(parse(datapath));
     ASSERT_FALSE(res.ok());
-    EXPECT_EQ(res.error().message, "target.datapath: changing the data path (or target.dpa.eus) needs a restart");
+    EXPECT_EQ(res.error().message,
+              "target.datapath: changing the data path (or target.dpa.eus) needs a restart");
 }
 
 TEST(LiveConfig, PerListenerSubsystemsAndHosts) {

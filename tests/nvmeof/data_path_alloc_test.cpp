@@ -98,8 +98,8 @@ class DataPath : public ::testing::TestWithParam<std::string> {
         auto fd = transport->listen({"127.0.0.1", 0});
         ASSERT_TRUE(fd.ok());
         listen_fd = *fd;
-        port = target.add_port({0, "tcp", "127.0.0.1", std::to_string(transport->bound_port(listen_fd)), false,
-                                 std::nullopt});
+        port = target.add_port(
+            {0, "tcp", "127.0.0.1", std::to_string(transport->bound_port(listen_fd)), false, std::nullopt});
     }
     void TearDown() override {
         ::close(listen_fd);

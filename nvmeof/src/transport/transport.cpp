@@ -41,7 +41,8 @@ Result<std::unique_ptr<Transport>> make_transport(std::string_view name, const D
                           "librdmacm-dev, then rebuild); use tcp");
 #endif
     }
-    return make_error(DOCA_ERROR_INVALID_VALUE, "transport \"" + std::string(name) + "\": unknown; use tcp or rdma");
+    return make_error(DOCA_ERROR_INVALID_VALUE,
+                      "transport \"" + std::string(name) + "\": unknown; use tcp or rdma");
 }
 
 } // namespace skiff::nvmeof::transport

@@ -59,6 +59,7 @@ struct DataPathOptions {
 };
 
 // "tcp" -> the NVMe/TCP transport; anything else is an error saying what exists.
-Result<std::unique_ptr<Transport>> make_transport(std::string_view name, const DataPathOptions &datapath = {});
+Result<std::unique_ptr<Transport>> make_transport(std::string_view name,
+                                                  const DataPathOptions &datapath = {});
 
 } // namespace skiff::nvmeof::transport
