@@ -85,6 +85,7 @@ uint64_t wait_ne_rpc(uint64_t ao, uint64_t ev, uint64_t v) {
 struct TwoPosters {
     std::atomic<int> held{0};
     std::atomic<int> tried{0};
+    std::atomic<int> done{0}; // ranks that returned: the test outlives both (they read *this)
 };
 
 void two_posters_kernel(uint64_t ao, uint64_t mmap, uint64_t dst, uint64_t src, uint64_t arg) {
@@ -98,6 +99,7 @@ void two_posters_kernel(uint64_t ao, uint64_t mmap, uint64_t dst, uint64_t src, 
         doca_dpa_dev_post_memcpy(ao, mmap, dst + 8, mmap, src, 8, DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH);
         t->tried = 1;
     }
+    t->done.fetch_add(1);
 }
 
 constexpr uint64_t kUserData = 0xabcdef;
@@ -302,6 +304,7 @@ TEST_F(DpaAsyncOps, TwoKernelsPostingToOneContextAtOnceIsAFaultInDebugBuilds) {
     std::ifstream in(crash);
     std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(report.find("used by two DPA threads or kernels at once"), std::string::npos) << report;
+    ASSERT_TRUE(eventually([&] { return t.done.load() == 2; }));
 #endif
 }
 
