@@ -48,8 +48,9 @@ class integration_skiff_perf : public TargetTest {
 
 TEST_F(integration_skiff_perf, OneSecondMixedRunWithVerify) {
     start_target();
-    const PerfRun r = run_perf(target_args() + "--rw randrw --rwmixread 50 --bs 4k --qd 8 --queues 2 --time 1s "
-                                           "--ramp 0 --verify --json");
+    const PerfRun r =
+        run_perf(target_args() + "--rw randrw --rwmixread 50 --bs 4k --qd 8 --queues 2 --time 1s "
+                                 "--ramp 0 --verify --json");
     ASSERT_EQ(r.exit_code, 0) << r.out;
     const nlohmann::json j = last_json(r.out);
     ASSERT_TRUE(j.is_object()) << r.out;
@@ -93,7 +94,7 @@ TEST_F(integration_skiff_perf, CorruptedBlockFailsVerify) {
 TEST_F(integration_skiff_perf, RefusedConnectIsReported) {
     start_target();
     const PerfRun r = run_perf("--port " + std::to_string(io_port_) +
-                           " --nqn nqn.2026-11.io.skiff:nobody --time 1s --ramp 0 --no-progress");
+                               " --nqn nqn.2026-11.io.skiff:nobody --time 1s --ramp 0 --no-progress");
     EXPECT_EQ(r.exit_code, 1) << r.out;
     EXPECT_NE(r.out.find("skiff-perf: connect:"), std::string::npos) << r.out;
 }

@@ -19,7 +19,8 @@ uint64_t next_uid() {
 Namespace::Namespace(uint32_t nsid, uint32_t block_size, std::shared_ptr<BlockDevice> device,
                      NamespaceIds ids)
     : nsid_(nsid), block_size_(block_size), block_shift_(static_cast<uint8_t>(std::countr_zero(block_size))),
-      num_blocks_(device->size_bytes() / block_size), uid_(next_uid()), device_(std::move(device)), ids_(ids) {
+      num_blocks_(device->size_bytes() / block_size), uid_(next_uid()), device_(std::move(device)),
+      ids_(ids) {
     assert(std::has_single_bit(block_size) && block_size >= 512);
 }
 
