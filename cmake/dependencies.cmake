@@ -20,6 +20,16 @@ else()
   message(STATUS "rdma-core not found: RDMA support is compiled out")
 endif()
 
+# libsystemd: sd_notify (READY=1, WATCHDOG=1) when skiff-target or skiff-host runs as a
+# Type=notify service. Optional: without it the programs run as before.
+pkg_check_modules(SYSTEMD IMPORTED_TARGET libsystemd)
+if(SYSTEMD_FOUND)
+  set(SKIFF_HAVE_SYSTEMD ON)
+else()
+  set(SKIFF_HAVE_SYSTEMD OFF)
+  message(STATUS "libsystemd not found: no sd_notify support for the services")
+endif()
+
 if(SKIFF_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

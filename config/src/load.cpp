@@ -457,7 +457,7 @@ std::string summarize(const Config &c) {
     o << "target: " << c.target.cores << " poll group(s), data path " << c.target.datapath;
     if (c.target.datapath == "dpa") o << " (" << c.target.dpa_eus << " EU(s))";
     o << ", log level " << c.target.log_level << ", management "
-      << (c.target.management_socket.empty() ? "off" : c.target.management_socket) << "\n";
+      << (c.target.management_socket.empty() ? "socket at the default place" : c.target.management_socket) << "\n";
     o << "limits: queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
       << " bytes, max I/O " << format_size(t.max_io_size);
     if (t.srq_depth) o << ", rdma shared receive queue of " << t.srq_depth;

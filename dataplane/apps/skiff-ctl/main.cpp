@@ -1,10 +1,13 @@
 // skiff-ctl: changes a running skiff-target through its management socket (JSON-RPC 2.0, one
 // request per line). Every change is validated like a configuration file and applied whole, or
 // refused with the reason; nothing is half-applied.
+#include "skiff/dataplane/management_socket_path.hpp"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -55,6 +58,15 @@ json size_value(const std::string &s) {
     return s.find_first_not_of("0123456789") == std::string::npos ? json(std::stoull(s)) : json(s);
 }
 
+// Without --socket: the first default place (the ones skiff-target uses) holding a socket.
+std::string find_default_socket() {
+    for (auto &path : skiff::dataplane::default_management_socket_paths()) {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return path;
+    }
+    return "";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -67,8 +79,9 @@ int main(int argc, char **argv) {
                  "  skiff-ctl controllers\n"
                  "  skiff-ctl save /etc/skiff/target.json"};
     app.require_subcommand(1);
-    std::string socket_path = "/run/skiff/target.sock";
-    app.add_option("-s,--socket", socket_path, "the target's management socket")->capture_default_str();
+    std::string socket_path;
+    app.add_option("-s,--socket", socket_path,
+                   "the target's management socket (default: the first of the FILES below that exists)");
 
     std::string method;
     json params = json::object();
@@ -198,6 +211,16 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "skiff-ctl: params: not valid JSON: %s\n", raw_params.c_str());
             return 2;
         }
+    }
+    if (socket_path.empty()) socket_path = find_default_socket();
+    if (socket_path.empty()) {
+        std::string tried;
+        for (auto &p : skiff::dataplane::default_management_socket_paths()) tried += "\n  " + p;
+        std::fprintf(stderr,
+                     "skiff-ctl: no skiff-target management socket in the default places:%s\n"
+                     "(is skiff-target running? give its socket with --socket PATH)\n",
+                     tried.c_str());
+        return 1;
     }
     json resp = call(socket_path, method, params);
     if (resp.contains("error")) {

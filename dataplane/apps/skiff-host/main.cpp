@@ -6,6 +6,7 @@
 #include "skiff/core/device.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
+#include "skiff/dataplane/service_notify.hpp"
 #include "skiff/dataplane/size_text.hpp"
 
 #include <doca_dev.h>
@@ -193,6 +194,8 @@ int main(int argc, char **argv) {
         static_cast<uint64_t>(time(nullptr)) * 1000000u + static_cast<uint64_t>(getpid());
     logger->info("exporting {} bytes of {} memory at {} through {} as export {}; channel {}", size, o.memory,
                  static_cast<void *>(region->base), o.pci, generation, o.channel);
+    // Under systemd (Type=notify): the export is made and the channel answers.
+    dataplane::notify_ready("exporting " + std::to_string(size) + " bytes on " + o.channel);
 
     server->serve(
         [&](const std::string &req) { return answer(req, *exp, *region, generation, o.test_commands); },
@@ -201,6 +204,7 @@ int main(int argc, char **argv) {
     // Revoke first (the revocation word flips, every import fails its next access), then tell the
     // targets, then let go.
     logger->info("signal received: revoking export {}", generation);
+    dataplane::notify_stopping("revoking export " + std::to_string(generation));
     doca_mmap_stop(exp->mmap);
     server->broadcast("REVOKED " + std::to_string(generation));
     server->close();

@@ -9,6 +9,57 @@
 
 namespace skiff::target_app {
 
+cli::ManPage man_page() {
+    cli::ManPage m;
+    m.name = "skiff-target - NVMe-over-Fabrics target (the DPU-side process)";
+    m.synopsis =
+        "skiff-target [OPTIONS]                  serve the built-in default or what the options describe\n"
+        "skiff-target --config FILE [OPTIONS]    serve a skiff JSON configuration\n"
+        "skiff-target --nvmetcli FILE [OPTIONS]  serve a Linux nvmet configuration (nvmetcli save)\n"
+        "skiff-target --check-config FILE        validate a configuration and exit";
+    m.description =
+        "skiff-target exports namespaces to NVMe/TCP and NVMe/RDMA hosts. On a BlueField it runs on the\n"
+        "DPU's Arm cores; anywhere else it runs the same way on emulated devices.\n"
+        "\n"
+        "With no arguments it serves a 1 GiB RAM namespace in nqn.2026-11.io.skiff:default on\n"
+        "127.0.0.1:4420 (NVMe/TCP), with discovery on 127.0.0.1:8009. The options below describe one\n"
+        "subsystem with one namespace; a configuration file (--config) describes any number of\n"
+        "subsystems, namespaces, backends and listeners (config/README.md has the schema).\n"
+        "\n"
+        "A running target is changed live with skiff-ctl through its management socket, or by editing\n"
+        "its configuration file and sending SIGHUP (systemctl reload skiff-target): the difference\n"
+        "goes live, or nothing changes and the log says why. SIGINT (Ctrl-C) or SIGTERM stops it.\n"
+        "\n"
+        "The management socket is the one the configuration (target.management_socket) or\n"
+        "--management-socket names (\"none\": no socket); by default the first usable of the FILES\n"
+        "below. A second target finding the default socket taken runs without one and says so.\n"
+        "\n"
+        "Under systemd (skiff-target.service, Type=notify) it reports READY=1 once it serves, and\n"
+        "pings the watchdog only while every poll group keeps running.";
+    m.files = "/etc/skiff/target.json\n"
+              "    the configuration skiff-target.service serves\n"
+              "$RUNTIME_DIRECTORY/target.sock, /run/skiff/target.sock\n"
+              "    the default management socket (systemd's runtime directory, else /run/skiff)\n"
+              "$XDG_RUNTIME_DIR/skiff/target.sock, /tmp/skiff-<uid>/target.sock\n"
+              "    where the default goes when /run/skiff cannot be created or written\n"
+              "<socket>.lock\n"
+              "    held while a target owns the socket; a second target cannot take it";
+    m.examples =
+        "skiff-target\n"
+        "    the default RAM namespace; then, from a Linux host:\n"
+        "    nvme discover -t tcp -a 127.0.0.1 -s 8009\n"
+        "    nvme connect -t tcp -a 127.0.0.1 -s 4420 -n nqn.2026-11.io.skiff:default\n"
+        "skiff-target --backend aio --path /var/lib/skiff/disk.img --size 8GiB --listen 0.0.0.0:4420\n"
+        "    a file-backed namespace on every address\n"
+        "skiff-target --transport rdma --listen 192.168.100.2:4420 --discovery 192.168.100.2:8009\n"
+        "    NVMe/RDMA on the RDMA device that owns 192.168.100.2\n"
+        "skiff-target --check-config /etc/skiff/target.json && systemctl reload skiff-target\n"
+        "    check an edited configuration, then apply it to the running service";
+    m.see_also = "skiff-ctl(1), skiff-host(1), skiff-perf(1), nvme(1); config/README.md,\n"
+                 "docs/deploy-bluefield.md (/usr/share/doc/skiff/ when installed from the package)";
+    return m;
+}
+
 void add_options(CLI::App &app, Options &o) {
     app.add_option(
         "--config", o.config_file,
@@ -20,7 +71,8 @@ void add_options(CLI::App &app, Options &o) {
                    "serve a Linux nvmet configuration saved by `nvmetcli save` (/etc/nvmet/config.json)");
     app.add_option(
         "--management-socket", o.management_socket,
-        "JSON-RPC management socket for skiff-ctl (overrides the file's target.management_socket)");
+        "JSON-RPC management socket for skiff-ctl (overrides the file's target.management_socket);\n"
+        "\"none\": no socket. Default: see FILES");
     app.add_option("--listen", o.listen, "NVMe/TCP I/O listener ADDR:PORT (repeatable)")
         ->capture_default_str();
     app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")

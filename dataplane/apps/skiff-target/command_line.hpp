@@ -3,6 +3,7 @@
 #pragma once
 
 #include "skiff/config/config.hpp"
+#include "skiff/core/man_page.hpp"
 #include "skiff/core/status.hpp"
 
 #include <CLI/CLI.hpp>
@@ -38,6 +39,8 @@ struct Options {
     std::string log_level = "info";
 };
 
+// The --help text around the options (NAME, SYNOPSIS, DESCRIPTION, FILES, EXAMPLES).
+cli::ManPage man_page();
 void add_options(CLI::App &app, Options &o);
 // The configuration the single-subsystem options describe. The error names the option.
 Result<config::Config> config_from_options(const Options &o);

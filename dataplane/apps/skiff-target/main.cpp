@@ -5,8 +5,11 @@
 #include "skiff/config/load.hpp"
 #include "skiff/config/nvmetcli.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/core/man_page.hpp"
 #include "skiff/dataplane/live_config.hpp"
 #include "skiff/dataplane/management_server.hpp"
+#include "skiff/dataplane/management_socket_path.hpp"
+#include "skiff/dataplane/service_notify.hpp"
 #include "skiff/dataplane/target_service.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
@@ -65,19 +68,48 @@ Result<std::vector<std::string>> reload(const Source &source, dataplane::LiveCon
     return live.apply(*r.config);
 }
 
+// The management socket: the one the configuration (or --management-socket) names, none for
+// "none", else the default (management_socket_path.hpp). A named socket another target holds
+// stops the start; a default one held by another target leaves this one without a socket.
+struct ManagementSocket {
+    dataplane::ManagementSocketClaim claim; // empty path: no socket
+    std::string error;                      // set: do not start
+};
+
+ManagementSocket choose_management_socket(const std::string &setting) {
+    auto logger = log::get("target");
+    ManagementSocket out;
+    if (setting == "none") {
+        logger->info("management socket: none (skiff-ctl cannot reach this target)");
+        return out;
+    }
+    if (!setting.empty()) {
+        auto claim = dataplane::ManagementSocketClaim::take(setting, false);
+        if (!claim)
+            out.error = "management socket: " + claim.error().message +
+                        "; name another path or \"none\" (--management-socket)";
+        else
+            out.claim = std::move(*claim);
+        return out;
+    }
+    std::vector<std::string> notes;
+    auto claim = dataplane::claim_default_management_socket(notes);
+    for (auto &n : notes) logger->info("management socket: passed over {}", n);
+    if (claim)
+        out.claim = std::move(*claim);
+    else
+        logger->warn("management socket: {}; this target runs without one (give --management-socket PATH "
+                     "for one)",
+                     claim.error().message);
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     target_app::Options o;
-    CLI::App app{
-        "skiff-target: NVMe-over-Fabrics target (the DPU-side process).\n"
-        "With no arguments: a 1 GiB RAM namespace in nqn.2026-11.io.skiff:default on 127.0.0.1:4420,\n"
-        "discovery on 127.0.0.1:8009. From a Linux host:\n"
-        "  nvme discover -t tcp -a 127.0.0.1 -s 8009\n"
-        "  nvme connect -t tcp -a 127.0.0.1 -s 4420 -n nqn.2026-11.io.skiff:default\n"
-        "With --config FILE (or --nvmetcli FILE): everything the file describes; change it live with\n"
-        "skiff-ctl (target.management_socket or --management-socket) or edit the file and send SIGHUP.\n"
-        "Stop with Ctrl-C (SIGINT) or SIGTERM."};
+    CLI::App app;
+    cli::set_man_page(app, target_app::man_page());
     target_app::add_options(app, o);
     CLI11_PARSE(app, argc, argv);
 
@@ -116,6 +148,9 @@ int main(int argc, char **argv) {
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
+    ManagementSocket socket = choose_management_socket(cfg.target.management_socket);
+    if (!socket.error.empty()) return fail(socket.error);
+
     tgt::Target target(dataplane::limits_from(cfg.transport()));
     dataplane::LiveConfig live(target, cfg);
     if (auto st = live.build(); !st) return fail(st.error().message);
@@ -136,11 +171,17 @@ int main(int argc, char **argv) {
     logger->info("{} poll group(s), data path {}", cfg.target.cores, cfg.target.datapath);
 
     std::unique_ptr<dataplane::ManagementServer> management;
-    if (!cfg.target.management_socket.empty()) {
+    if (!socket.claim.path().empty()) {
         management = std::make_unique<dataplane::ManagementServer>(
-            live, cfg.target.management_socket, [&] { return reload(source, live, o.management_socket); });
+            live, socket.claim.path(), [&] { return reload(source, live, o.management_socket); });
         if (auto st = management->start(); !st) return fail(st.error().message);
     }
+
+    // Under systemd (Type=notify): serving now; the watchdog follows the poll groups.
+    dataplane::notify_ready(std::to_string(target.subsystems().size()) + " subsystem(s), management socket " +
+                            (management ? socket.claim.path() : std::string("none")));
+    dataplane::PollGroupWatchdog watchdog(service);
+    watchdog.start();
 
     for (;;) {
         int sig = 0;
@@ -150,11 +191,16 @@ int main(int argc, char **argv) {
             break;
         }
         auto r = reload(source, live, o.management_socket);
-        if (!r)
+        if (!r) {
             logger->error("SIGHUP: reload refused, nothing changed: {}", r.error().message);
-        else
+            dataplane::notify_status("last reload refused: " + r.error().message);
+        } else {
             logger->info("SIGHUP: reload applied ({} change(s))", r->size());
+            dataplane::notify_status("last reload applied: " + std::to_string(r->size()) + " change(s)");
+        }
     }
+    dataplane::notify_stopping("shutting down");
+    watchdog.stop();
     if (management) management->stop();
     service.stop();
     return 0;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the Debian packages skiff, libskiff-core and libskiff-core-dev.
+#   scripts/package.sh [amd64|arm64]   (default: amd64)
+# amd64: a release build in build-package/ (configured with prefix /usr, like scripts/build.sh
+# release otherwise); arm64: the cross build in build-arm64/ (scripts/build.sh arm64), packaged
+# with explicit Debian 12 dependencies since this machine's dpkg database has no arm64 libraries.
+# The .debs land in dist/<arch>/; the last lines printed are their paths, one per line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+arch="${1:-amd64}"
+case "$arch" in
+  amd64)
+    dir=build-package
+    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_BUILD_TESTS=OFF -DSKIFF_BUILD_BENCH=OFF)
+    if command -v ccache >/dev/null; then
+      export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
+      args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    fi
+    cmake -S . -B "$dir" -G Ninja "${args[@]}" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    ;;
+  arm64)
+    dir=build-arm64
+    [ -f "$dir/CMakeCache.txt" ] || scripts/build.sh arm64 >/dev/null
+    cmake "$dir" -DCMAKE_INSTALL_PREFIX=/usr -DSKIFF_DEB_EXPLICIT_DEPENDS=ON >/dev/null
+    ;;
+  *) echo "usage: $0 [amd64|arm64]" >&2; exit 2 ;;
+esac
+
+cmake --build "$dir" -j "${SKIFF_JOBS:-$(nproc)}" >/dev/null
+rm -rf "$dir/packages"
+(cd "$dir" && cpack -G DEB >/dev/null)
+
+out="dist/$arch"
+rm -rf "$out"
+mkdir -p "$out"
+cp "$dir"/packages/*.deb "$out/"
+for deb in "$out"/*.deb; do
+  pkg=$(dpkg-deb -f "$deb" Package)
+  [ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] || { echo "package.sh: $deb is not $arch" >&2; exit 1; }
+  echo "package.sh: $pkg $(dpkg-deb -f "$deb" Version) ($(stat -c %s "$deb") bytes)" >&2
+done
+realpath "$out"/*.deb
