@@ -28,7 +28,15 @@ set(SKIFF_DOCA_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/skiff-doca)
 file(GLOB _skiff_doca_headers ${PROJECT_SOURCE_DIR}/core/include/doca_*.h)
 install(FILES ${_skiff_doca_headers} DESTINATION ${SKIFF_DOCA_INCLUDEDIR} COMPONENT libskiff-core-dev)
 
-# pkg-config: paths relative to the .pc file's prefix variable so a relocated prefix works.
+# pkg-config: /usr for the packages; otherwise the prefix is found from where the .pc file lies
+# (${pcfiledir}), so a tree installed with `cmake --install build --prefix P` works wherever P is.
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  set(SKIFF_PC_PREFIX /usr)
+else()
+  file(RELATIVE_PATH _skiff_pc_to_prefix ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+  string(REGEX REPLACE "/$" "" _skiff_pc_to_prefix "${_skiff_pc_to_prefix}")
+  set(SKIFF_PC_PREFIX "\${pcfiledir}/${_skiff_pc_to_prefix}")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/packaging/skiff-doca.pc.in ${PROJECT_BINARY_DIR}/packaging/skiff-doca.pc
                @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/skiff-doca.pc
@@ -50,9 +58,15 @@ install(FILES ${PROJECT_BINARY_DIR}/packaging/skiff-config.cmake
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/systemd/skiff-target.service
               ${PROJECT_SOURCE_DIR}/packaging/systemd/skiff-host.service
         DESTINATION lib/systemd/system COMPONENT skiff)
-# /etc when the prefix is /usr (GNUInstallDirs' rule), P/etc otherwise.
+# /etc/skiff for the packages (prefix /usr), P/etc/skiff for any other prefix (a relative
+# destination, so `cmake --install --prefix P` keeps it under P).
+if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
+  set(_skiff_etc /etc/skiff)
+else()
+  set(_skiff_etc ${CMAKE_INSTALL_SYSCONFDIR}/skiff)
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/etc/target.json ${PROJECT_SOURCE_DIR}/packaging/etc/host.conf
-        DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/skiff COMPONENT skiff)
+        DESTINATION ${_skiff_etc} COMPONENT skiff)
 
 # Documentation the units point at.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/deploy-bluefield.md

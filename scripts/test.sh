@@ -13,6 +13,10 @@ for flavour in release asan; do
   if ! ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" --timeout 300; then
     failed=1
   fi
+  if [ "$flavour" = release ]; then
+    echo "== install test (a C program built against the installed library only)"
+    tests/install/run.sh --prefix "$dir" || failed=1
+  fi
 done
 
 if [ "${SKIFF_SKIP_LAB:-0}" != 1 ] && [ -x scripts/lab-tests.sh ]; then
