@@ -1,6 +1,7 @@
 // skiff-ctl: changes a running skiff-target through its management socket (JSON-RPC 2.0, one
 // request per line). Every change is validated like a configuration file and applied whole, or
 // refused with the reason; nothing is half-applied.
+#include "skiff/core/man_page.hpp"
 #include "skiff/dataplane/management_socket_path.hpp"
 
 #include <CLI/CLI.hpp>
@@ -67,17 +68,44 @@ std::string find_default_socket() {
     return "";
 }
 
+skiff::cli::ManPage man_page() {
+    skiff::cli::ManPage m;
+    m.name = "skiff-ctl - change a running skiff-target (subsystems, namespaces, listeners, hosts)";
+    m.synopsis = "skiff-ctl [--socket PATH] COMMAND [ARGUMENTS]\n"
+                 "skiff-ctl COMMAND --help";
+    m.description =
+        "skiff-ctl talks to skiff-target through its management socket (JSON-RPC 2.0, one request\n"
+        "per line). Every change is validated like a configuration file and applied whole, or refused\n"
+        "with the reason; nothing is half-applied. Hosts connected to a changed subsystem get a\n"
+        "namespace-changed event.\n"
+        "\n"
+        "Without --socket, skiff-ctl uses the first default socket of FILES that exists: where a\n"
+        "target started without a socket option (or skiff-target.service) listens. The answer is\n"
+        "printed as JSON; the exit status is 0 on success, 1 when the target refused or could not\n"
+        "be reached.";
+    m.files = "$RUNTIME_DIRECTORY/target.sock, /run/skiff/target.sock\n"
+              "    the default socket (skiff-target.service: /run/skiff/target.sock)\n"
+              "$XDG_RUNTIME_DIR/skiff/target.sock, /tmp/skiff-<uid>/target.sock\n"
+              "    the defaults of a target that could not write /run/skiff";
+    m.examples = "skiff-ctl list\n"
+                 "    the running configuration and the bound listeners\n"
+                 "skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 2 --kind ram --size 64MiB\n"
+                 "    a second namespace on a new 64 MiB RAM backend\n"
+                 "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
+                 "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
+                 "skiff-ctl controllers\n"
+                 "    connected controllers with per-queue I/O statistics\n"
+                 "skiff-ctl save /etc/skiff/target.json\n"
+                 "    keep the live changes across restarts (skiff-target.service serves that file)";
+    m.see_also = "skiff-target --help; config/README.md (the methods, for skiff-ctl call)";
+    return m;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    CLI::App app{"skiff-ctl: manage a running skiff-target (subsystems, namespaces, listeners, hosts).\n"
-                 "The target must run with a management socket (target.management_socket in its\n"
-                 "configuration, or --management-socket). Examples:\n"
-                 "  skiff-ctl list\n"
-                 "  skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 2 --kind ram --size 64MiB\n"
-                 "  skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
-                 "  skiff-ctl controllers\n"
-                 "  skiff-ctl save /etc/skiff/target.json"};
+    CLI::App app;
+    skiff::cli::set_man_page(app, man_page());
     app.require_subcommand(1);
     std::string socket_path;
     app.add_option("-s,--socket", socket_path,

@@ -5,6 +5,7 @@
 // sees it at once: its namespace turns ANA-inaccessible) and exits.
 #include "skiff/core/device.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/core/man_page.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 #include "skiff/dataplane/service_notify.hpp"
 #include "skiff/dataplane/size_text.hpp"
@@ -130,18 +131,43 @@ std::string answer(const std::string &request, const Export &e, const Region &r,
     return "ERROR unknown request \"" + cmd + "\"";
 }
 
+cli::ManPage man_page() {
+    cli::ManPage m;
+    m.name = "skiff-host - lends host memory to skiff-target (the hostmem backend)";
+    m.synopsis =
+        "skiff-host [--channel PATH] [--size SIZE] [--memory anon|hugepages|file [--file PATH]] [OPTIONS]";
+    m.description =
+        "skiff-host runs on the host, next to the BlueField. It allocates --size bytes, registers them\n"
+        "in a DOCA mmap on a host PCI function (--pci) with PCI read-write access, exports the mmap\n"
+        "over PCI and hands the export descriptor to skiff-target on a control channel (a Unix\n"
+        "socket). skiff-target, with a hostmem backend naming the same channel, imports the export\n"
+        "and serves it as a namespace, moving the data with DMA.\n"
+        "\n"
+        "It then stays up answering health checks. SIGTERM or Ctrl-C revokes the export: the\n"
+        "target's namespace turns ANA-inaccessible at once, and comes back when skiff-host runs again.\n"
+        "Under systemd (skiff-host.service, Type=notify) it reports READY=1 once the channel listens.\n"
+        "\n"
+        "Until the DOCA hardware libraries are linked in, the PCI export is emulated: skiff-target\n"
+        "must run on the same machine and reaches this process's memory through /proc/<pid>/mem.";
+    m.files = "/etc/skiff/host.conf\n"
+              "    SKIFF_HOST_ARGS, the arguments skiff-host.service passes\n"
+              "/run/skiff-host/channel.sock\n"
+              "    the channel skiff-host.service listens on (host.conf names it)";
+    m.examples = "skiff-host --channel /tmp/skiff-host.sock --size 256MiB\n"
+                 "    lend 256 MiB; then serve it:\n"
+                 "    skiff-target --backend hostmem --hostmem-channel /tmp/skiff-host.sock --size 256MiB\n"
+                 "skiff-host --memory hugepages --size 1GiB\n"
+                 "    lend reserved hugepages (echo 512 > /proc/sys/vm/nr_hugepages first)";
+    m.see_also = "skiff-target --help; docs/deploy-bluefield.md";
+    return m;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     Options o;
-    CLI::App app{
-        "skiff-host: lends host memory to skiff-target (the hostmem backend).\n"
-        "Allocates --size bytes, exports them over PCI to the DPU and serves the export descriptor on a\n"
-        "control channel (a Unix socket). skiff-target, started with\n"
-        "  --backend hostmem --hostmem-channel PATH --size N\n"
-        "imports the export and serves it as a namespace, moving the data with DMA. SIGTERM or Ctrl-C\n"
-        "revokes the export (the target's namespace turns ANA-inaccessible until skiff-host runs again).\n"
-        "Example: skiff-host --channel /tmp/skiff-host.sock --size 256MiB"};
+    CLI::App app;
+    cli::set_man_page(app, man_page());
     app.add_option("--channel", o.channel, "control channel: Unix socket path to listen on")
         ->capture_default_str();
     app.add_option("--size", o.size, "region size, a multiple of 4 KiB (e.g. 64MiB, 1GiB)")

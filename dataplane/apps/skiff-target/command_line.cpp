@@ -55,7 +55,7 @@ cli::ManPage man_page() {
         "    NVMe/RDMA on the RDMA device that owns 192.168.100.2\n"
         "skiff-target --check-config /etc/skiff/target.json && systemctl reload skiff-target\n"
         "    check an edited configuration, then apply it to the running service";
-    m.see_also = "skiff-ctl(1), skiff-host(1), skiff-perf(1), nvme(1); config/README.md,\n"
+    m.see_also = "skiff-ctl --help, skiff-host --help, skiff-perf --help, nvme(1); config/README.md,\n"
                  "docs/deploy-bluefield.md (/usr/share/doc/skiff/ when installed from the package)";
     return m;
 }

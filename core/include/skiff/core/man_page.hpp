@@ -47,6 +47,12 @@ class ManFormatter : public CLI::Formatter {
         if (group == "Positionals") group = "ARGUMENTS";
         return CLI::Formatter::make_group(group, is_positional, opts);
     }
+    std::string make_subcommands(const CLI::App *app, CLI::AppFormatMode mode) const override {
+        std::string out = CLI::Formatter::make_subcommands(app, mode);
+        if (auto at = out.find("Subcommands:"); at != std::string::npos && !app->get_parent())
+            out.replace(at, 12, "COMMANDS:");
+        return out;
+    }
 };
 
 inline void set_man_page(CLI::App &app, const ManPage &page) {
@@ -57,7 +63,6 @@ inline void set_man_page(CLI::App &app, const ManPage &page) {
     app.footer(man_section("FILES", page.files) + man_section("EXAMPLES", page.examples) +
                man_section("SEE ALSO", page.see_also));
     auto formatter = std::make_shared<ManFormatter>();
-    formatter->label("Subcommands", "COMMANDS");
     formatter->column_width(36);
     app.formatter(formatter);
 }
