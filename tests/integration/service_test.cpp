@@ -5,6 +5,11 @@
 // so parallel tests never share the default socket.
 #include "target_fixture.hpp"
 
+#include "skiff/config/load.hpp"
+#include "skiff/config/save.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -123,6 +128,27 @@ TEST_F(ServiceTest, NoneMeansNoSocket) {
     Output list = run(bin("skiff-ctl") + " list");
     EXPECT_EQ(list.exit_code, 1);
     EXPECT_NE(list.text.find("no skiff-target management socket"), std::string::npos) << list.text;
+}
+
+// /etc/skiff/target.json (packaging/etc/target.json) serves what skiff-target serves with no
+// arguments: the running configuration of a target started with the defaults (ports aside) is the
+// file's.
+TEST_F(ServiceTest, PackagedTargetJsonIsTheBuiltInDefault) {
+    uint16_t io = free_port(), disc = free_port();
+    targets_.push_back(std::make_unique<TargetProcess>(
+        std::vector<std::string>{"--listen", "127.0.0.1:" + std::to_string(io), "--discovery",
+                                 "127.0.0.1:" + std::to_string(disc)},
+        io));
+    ASSERT_TRUE(targets_.back()->started()) << targets_.back()->log();
+    Output list = run(bin("skiff-ctl") + " list");
+    ASSERT_EQ(list.exit_code, 0) << list.text;
+    nlohmann::json running = nlohmann::json::parse(list.text)["config"];
+
+    config::LoadResult file = config::load_config_file(SKIFF_SOURCE_DIR "/packaging/etc/target.json");
+    ASSERT_TRUE(file.ok()) << file.error_text();
+    file.config->listeners.at(0).port = io;
+    file.config->discovery->port = disc;
+    EXPECT_EQ(running, config::to_json(*file.config)) << running.dump(2);
 }
 
 #ifdef SKIFF_HAVE_SYSTEMD
