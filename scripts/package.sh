@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Builds the Debian packages skiff, libskiff-core and libskiff-core-dev.
-#   scripts/package.sh [amd64|arm64]   (default: amd64)
-# amd64: a release build in build-package/ (configured with prefix /usr, like scripts/build.sh
-# release otherwise); arm64: the cross build in build-arm64/ (scripts/build.sh arm64), packaged
+#   scripts/package.sh [amd64|arm64]   (default: this machine's architecture)
+# This machine's architecture: a native release build in build-package/ (configured with prefix
+# /usr, otherwise like scripts/build.sh release), dependencies from dpkg-shlibdeps.
+# arm64 on an amd64 machine: the cross build in build-arm64/ (scripts/build.sh arm64), packaged
 # with explicit Debian 12 dependencies since this machine's dpkg database has no arm64 libraries.
 # The .debs land in dist/<arch>/; the last lines printed are their paths, one per line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-arch="${1:-amd64}"
+native=$(dpkg --print-architecture)
+arch="${1:-$native}"
 case "$arch" in
-  amd64)
+  "$native")
     dir=build-package
     args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_BUILD_TESTS=OFF -DSKIFF_BUILD_BENCH=OFF)
     if command -v ccache >/dev/null; then
@@ -24,7 +26,7 @@ case "$arch" in
     [ -f "$dir/CMakeCache.txt" ] || scripts/build.sh arm64 >/dev/null
     cmake "$dir" -DCMAKE_INSTALL_PREFIX=/usr -DSKIFF_DEB_EXPLICIT_DEPENDS=ON >/dev/null
     ;;
-  *) echo "usage: $0 [amd64|arm64]" >&2; exit 2 ;;
+  *) echo "usage: $0 [$native|arm64] (default: $native)" >&2; exit 2 ;;
 esac
 
 cmake --build "$dir" -j "${SKIFF_JOBS:-$(nproc)}" >/dev/null
