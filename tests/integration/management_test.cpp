@@ -29,21 +29,11 @@ namespace host = nvmeof::host;
 
 const std::string kSub = "nqn.2026-11.io.skiff:managed";
 
-struct CtlResult {
-    int exit_code;
-    std::string output;
-};
+using CtlResult = CommandOutput;
 
 // Runs skiff-ctl with its stdout and stderr captured.
 CtlResult ctl(const std::string &socket, const std::string &args) {
-    std::string cmd = std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket + " " + args + " 2>&1";
-    FILE *p = ::popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-    int st = ::pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+    return run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket + " " + args);
 }
 
 class ManagementTest : public ::testing::Test {
@@ -238,15 +228,7 @@ TEST_F(ManagementTest, SavedConfigurationLoadsAgain) {
     json before = json::parse(ctl(socket_, "list").output)["config"];
     ASSERT_EQ(target_->stop(), 0);
 
-    CtlResult check = {0, ""};
-    {
-        std::string cmd = target_binary() + " --check-config " + saved + " 2>&1";
-        FILE *p = ::popen(cmd.c_str(), "r");
-        char buf[4096];
-        size_t n;
-        while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) check.output.append(buf, n);
-        check.exit_code = WEXITSTATUS(::pclose(p));
-    }
+    CtlResult check = run_command(target_binary() + " --check-config " + saved);
     EXPECT_EQ(check.exit_code, 0) << check.output;
     EXPECT_NE(check.output.find("namespace 3: backend"), std::string::npos) << check.output;
 

@@ -25,22 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-    int exit_code;
-    std::string text;
-};
-
-// Runs a shell command with stdout and stderr captured.
-Output run(const std::string &cmd) {
-    FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-    int st = ::pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
 std::string bin(const std::string &name) {
     return std::string(SKIFF_BIN_DIR) + "/" + name;
 }
@@ -80,10 +64,10 @@ TEST_F(ServiceTest, CtlListReachesATargetStartedWithTheDefaults) {
     ASSERT_TRUE(t.started()) << t.log();
     EXPECT_TRUE(fs::is_socket(dir_ + "/target.sock")) << t.log();
 
-    Output list = run(bin("skiff-ctl") + " list");
-    ASSERT_EQ(list.exit_code, 0) << list.text << "\n" << t.log();
-    EXPECT_NE(list.text.find("nqn.2026-11.io.skiff:default"), std::string::npos) << list.text;
-    EXPECT_NE(list.text.find(std::to_string(ports_[0])), std::string::npos) << list.text;
+    CommandOutput list = run_command(bin("skiff-ctl") + " list");
+    ASSERT_EQ(list.exit_code, 0) << list.output << "\n" << t.log();
+    EXPECT_NE(list.output.find("nqn.2026-11.io.skiff:default"), std::string::npos) << list.output;
+    EXPECT_NE(list.output.find(std::to_string(ports_[0])), std::string::npos) << list.output;
 }
 
 TEST_F(ServiceTest, ASecondTargetLeavesTheDefaultSocketToTheFirst) {
@@ -95,39 +79,40 @@ TEST_F(ServiceTest, ASecondTargetLeavesTheDefaultSocketToTheFirst) {
         << second.log();
 
     // skiff-ctl still talks to the first target: its listener, not the second's.
-    Output list = run(bin("skiff-ctl") + " list");
-    ASSERT_EQ(list.exit_code, 0) << list.text;
-    EXPECT_NE(list.text.find(std::to_string(ports_[0])), std::string::npos) << list.text;
-    EXPECT_EQ(list.text.find(std::to_string(ports_[1])), std::string::npos) << list.text;
+    CommandOutput list = run_command(bin("skiff-ctl") + " list");
+    ASSERT_EQ(list.exit_code, 0) << list.output;
+    EXPECT_NE(list.output.find(std::to_string(ports_[0])), std::string::npos) << list.output;
+    EXPECT_EQ(list.output.find(std::to_string(ports_[1])), std::string::npos) << list.output;
 
     // Once the first stops, the default socket is free for the next target.
     EXPECT_EQ(first.stop(), 0);
     auto &third = start();
     ASSERT_TRUE(third.started()) << third.log();
-    list = run(bin("skiff-ctl") + " list");
-    ASSERT_EQ(list.exit_code, 0) << list.text << "\n" << third.log();
-    EXPECT_NE(list.text.find(std::to_string(ports_[2])), std::string::npos) << list.text;
+    list = run_command(bin("skiff-ctl") + " list");
+    ASSERT_EQ(list.exit_code, 0) << list.output << "\n" << third.log();
+    EXPECT_NE(list.output.find(std::to_string(ports_[2])), std::string::npos) << list.output;
 }
 
 TEST_F(ServiceTest, ANamedSocketAnotherTargetHoldsIsRefused) {
     std::string socket = dir_ + "/named.sock";
     auto &first = start({"--management-socket", socket});
     ASSERT_TRUE(first.started()) << first.log();
-    Output second = run(bin("skiff-target") + " --listen 127.0.0.1:" + std::to_string(free_port()) +
-                        " --discovery none --size 16MiB --management-socket " + socket);
-    EXPECT_EQ(second.exit_code, 1) << second.text;
-    EXPECT_NE(second.text.find(socket + " belongs to another running skiff-target"), std::string::npos)
-        << second.text;
-    EXPECT_EQ(run(bin("skiff-ctl") + " --socket " + socket + " list").exit_code, 0);
+    CommandOutput second =
+        run_command(bin("skiff-target") + " --listen 127.0.0.1:" + std::to_string(free_port()) +
+                    " --discovery none --size 16MiB --management-socket " + socket);
+    EXPECT_EQ(second.exit_code, 1) << second.output;
+    EXPECT_NE(second.output.find(socket + " belongs to another running skiff-target"), std::string::npos)
+        << second.output;
+    EXPECT_EQ(run_command(bin("skiff-ctl") + " --socket " + socket + " list").exit_code, 0);
 }
 
 TEST_F(ServiceTest, NoneMeansNoSocket) {
     auto &t = start({"--management-socket", "none"});
     ASSERT_TRUE(t.started()) << t.log();
     EXPECT_FALSE(fs::exists(dir_ + "/target.sock"));
-    Output list = run(bin("skiff-ctl") + " list");
+    CommandOutput list = run_command(bin("skiff-ctl") + " list");
     EXPECT_EQ(list.exit_code, 1);
-    EXPECT_NE(list.text.find("no skiff-target management socket"), std::string::npos) << list.text;
+    EXPECT_NE(list.output.find("no skiff-target management socket"), std::string::npos) << list.output;
 }
 
 // /etc/skiff/target.json (packaging/etc/target.json) serves what skiff-target serves with no
@@ -140,9 +125,9 @@ TEST_F(ServiceTest, PackagedTargetJsonIsTheBuiltInDefault) {
                                  "127.0.0.1:" + std::to_string(disc)},
         io));
     ASSERT_TRUE(targets_.back()->started()) << targets_.back()->log();
-    Output list = run(bin("skiff-ctl") + " list");
-    ASSERT_EQ(list.exit_code, 0) << list.text;
-    nlohmann::json running = nlohmann::json::parse(list.text)["config"];
+    CommandOutput list = run_command(bin("skiff-ctl") + " list");
+    ASSERT_EQ(list.exit_code, 0) << list.output;
+    nlohmann::json running = nlohmann::json::parse(list.output)["config"];
 
     config::LoadResult file = config::load_config_file(SKIFF_SOURCE_DIR "/packaging/etc/target.json");
     ASSERT_TRUE(file.ok()) << file.error_text();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -21,6 +22,17 @@
 namespace skiff::itest {
 
 using namespace std::chrono_literals;
+
+CommandOutput run_command(const std::string &cmd) {
+    CommandOutput r{-1, ""};
+    FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.output.append(buf, n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
 
 std::string target_binary() {
     return std::string(SKIFF_BIN_DIR) + "/skiff-target";

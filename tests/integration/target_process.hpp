@@ -50,4 +50,11 @@ class TargetProcess {
 
 std::string target_binary();
 
+// Runs a shell command to completion with its stdout and stderr captured (skiff-ctl, ...).
+struct CommandOutput {
+    int exit_code; // 128+N when killed by signal N
+    std::string output;
+};
+CommandOutput run_command(const std::string &cmd);
+
 } // namespace skiff::itest
