@@ -19,15 +19,8 @@ struct PerfRun {
 };
 
 PerfRun run_perf(const std::string &args) {
-    const std::string cmd = std::string(SKIFF_BIN_DIR) + "/skiff-perf " + args + " 2>&1";
-    PerfRun r;
-    FILE *p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    CommandOutput r = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-perf " + args);
+    return {r.exit_code, r.output};
 }
 
 // The JSON object skiff-perf --json printed (the last line that starts with '{').
