@@ -19,7 +19,7 @@ case "$arch" in
       export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
       args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
     fi
-    cmake -S . -B "$dir" -G Ninja "${args[@]}" -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    cmake -S . -B "$dir" -G Ninja "${args[@]}" -DCMAKE_INSTALL_PREFIX=/usr -DSKIFF_DEB_EXPLICIT_DEPENDS=OFF >/dev/null
     ;;
   arm64)
     dir=build-arm64
