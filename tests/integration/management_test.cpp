@@ -2,6 +2,8 @@
 // connected initiator receiving the namespace-changed event, bad requests, save + reload, SIGHUP.
 #include "target_fixture.hpp"
 
+#include "../helpers/child_program.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <signal.h>
@@ -36,7 +38,8 @@ struct CtlResult {
 
 // Runs skiff-ctl with its stdout and stderr captured.
 CtlResult ctl(const std::string &socket, const std::string &args) {
-    std::string cmd = std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket + " " + args + " 2>&1";
+    std::string cmd =
+        skiff::test::shell_command(SKIFF_BIN_DIR "/skiff-ctl") + " --socket " + socket + " " + args + " 2>&1";
     FILE *p = ::popen(cmd.c_str(), "r");
     std::string out;
     char buf[4096];
@@ -240,7 +243,7 @@ TEST_F(ManagementTest, SavedConfigurationLoadsAgain) {
 
     CtlResult check = {0, ""};
     {
-        std::string cmd = target_binary() + " --check-config " + saved + " 2>&1";
+        std::string cmd = skiff::test::shell_command(target_binary()) + " --check-config " + saved + " 2>&1";
         FILE *p = ::popen(cmd.c_str(), "r");
         char buf[4096];
         size_t n;

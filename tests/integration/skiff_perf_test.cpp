@@ -3,6 +3,8 @@
 // reported, not hidden.
 #include "target_fixture.hpp"
 
+#include "../helpers/child_program.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -19,7 +21,7 @@ struct PerfRun {
 };
 
 PerfRun run_perf(const std::string &args) {
-    const std::string cmd = std::string(SKIFF_BIN_DIR) + "/skiff-perf " + args + " 2>&1";
+    const std::string cmd = skiff::test::shell_command(SKIFF_BIN_DIR "/skiff-perf") + " " + args + " 2>&1";
     PerfRun r;
     FILE *p = ::popen(cmd.c_str(), "r");
     if (!p) return r;

@@ -1,5 +1,7 @@
 #include "target_process.hpp"
 
+#include "../helpers/child_program.hpp"
+
 #include "skiff/nvmeof/host/pdu_framing.hpp"
 #include "skiff/nvmeof/host/tcp_socket.hpp"
 
@@ -65,11 +67,8 @@ void TargetProcess::launch(const std::string &binary, const std::vector<std::str
         ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive a crashed test
         ::dup2(log_fd, 1);
         ::dup2(log_fd, 2);
-        std::vector<char *> argv;
-        for (auto &a : argv_s) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(argv[0], argv.data());
-        ::dprintf(2, "cannot exec %s: %s\n", argv[0], strerror(errno));
+        skiff::test::exec_program(argv_s);
+        ::dprintf(2, "cannot exec %s: %s\n", argv_s[0].c_str(), strerror(errno));
         ::_exit(127);
     }
     ::close(log_fd);
