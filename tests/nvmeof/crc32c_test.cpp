@@ -57,9 +57,9 @@ TEST(Crc32c, Rfc3720Vectors) {
     for (size_t i = 0; i < 32; ++i) v[i] = static_cast<uint8_t>(31 - i);
     EXPECT_EQ(crc32c(v.data(), v.size()), from_wire(0x5c, 0xdb, 0x3f, 0x11));
     // An iSCSI SCSI Read command PDU (48 bytes).
-    const uint8_t read_pdu[48] = {0x01, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,    0, 0, 0, 0,
-                                  0x14, 0,    0, 0, 0, 0, 4, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18,
-                                  0,    0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0,    0, 0, 0, 0};
+    const uint8_t read_pdu[48] = {0x01, 0xc0, 0, 0, 0, 0, 0,    0, 0,    0, 0, 0,    0, 0, 0, 0,
+                                  0x14, 0,    0, 0, 0, 0, 0x04, 0, 0,    0, 0, 0x14, 0, 0, 0, 0x18,
+                                  0x28, 0,    0, 0, 0, 0, 0,    0, 0x02, 0, 0, 0,    0, 0, 0, 0};
     EXPECT_EQ(crc32c(read_pdu, sizeof read_pdu), from_wire(0x56, 0x3a, 0x96, 0xd9));
 }
 
