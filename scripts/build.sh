@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of skiff.
-#   scripts/build.sh [release|debug|asan]   (default: release)
-# Build folders: build/ (release), build-debug/, build-asan/ (ASan + UBSan).
+#   scripts/build.sh [release|debug|asan|arm64]   (default: release)
+# Build folders: build/ (release), build-debug/, build-asan/ (ASan + UBSan), build-arm64/ (aarch64
+# cross build for BlueField's Arm cores; scripts/test-arm64.sh runs its tests under qemu-user).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,11 @@ case "$flavour" in
   release) dir=build;       args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   debug)   dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
   asan)    dir=build-asan;  args=(-DCMAKE_BUILD_TYPE=Debug -DSKIFF_SANITIZE=ON -DSKIFF_BUILD_BENCH=OFF) ;;
-  *) echo "usage: $0 [release|debug|asan]" >&2; exit 2 ;;
+  # Benchmarks off: CI builds this flavour from a cold cache on 2 cores and only runs its tests.
+  arm64)   dir=build-arm64; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_BUILD_BENCH=OFF
+                                  -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-linux-gnu.cmake)
+           scripts/install-deps-arm64.sh >&2 ;;
+  *) echo "usage: $0 [release|debug|asan|arm64]" >&2; exit 2 ;;
 esac
 
 jobs="${SKIFF_JOBS:-$(nproc)}"

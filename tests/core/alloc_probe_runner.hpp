@@ -3,6 +3,8 @@
 // 77 when it cannot count (under AddressSanitizer).
 #pragma once
 
+#include "../helpers/child_program.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -19,7 +21,7 @@ struct ProbeRun {
 
 inline ProbeRun run_alloc_probe(const std::string &path) {
     ProbeRun run;
-    FILE *p = popen(path.c_str(), "r");
+    FILE *p = popen(shell_command(path).c_str(), "r");
     EXPECT_NE(p, nullptr) << path;
     if (p == nullptr) return run;
     std::array<char, 256> buf{};

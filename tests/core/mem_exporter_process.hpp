@@ -3,6 +3,8 @@
 // command line at a time. Shared by the export/import tests and the cross-process DMA tests.
 #pragma once
 
+#include "../helpers/child_program.hpp"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -42,7 +44,7 @@ class ExporterProcess {
             close(to_child[1]);
             close(from_child[0]);
             std::string size_arg = std::to_string(size);
-            execl(SKIFF_BIN_DIR "/mem_exporter", "mem_exporter", size_arg.c_str(), mode, nullptr);
+            exec_program({SKIFF_BIN_DIR "/mem_exporter", size_arg, mode});
             _exit(127);
         }
         close(to_child[0]);

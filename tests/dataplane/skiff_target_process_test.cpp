@@ -1,4 +1,5 @@
 // The skiff-target executable as users run it: command line, startup lines, signals, errors.
+#include "../helpers/child_program.hpp"
 #include "../nvmeof/raw_tcp_client.hpp"
 
 #include <gtest/gtest.h>
@@ -27,12 +28,8 @@ class TargetProcess {
             dup2(fds[1], 1);
             dup2(fds[1], 2);
             close(fds[0]);
-            std::vector<char *> argv;
-            std::string bin = std::string(SKIFF_BIN_DIR) + "/skiff-target";
-            argv.push_back(bin.data());
-            for (auto &a : args) argv.push_back(a.data());
-            argv.push_back(nullptr);
-            execv(bin.c_str(), argv.data());
+            args.insert(args.begin(), SKIFF_BIN_DIR "/skiff-target");
+            exec_program(args);
             _exit(127);
         }
         close(fds[1]);

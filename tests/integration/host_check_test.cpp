@@ -2,6 +2,8 @@
 // also pass against skiff-target, so a change that breaks it shows here and not only in the lab.
 #include "target_fixture.hpp"
 
+#include "../helpers/child_program.hpp"
+
 #include <cstdio>
 #include <sys/wait.h>
 
@@ -12,9 +14,10 @@ using integration_host_check = TargetTest;
 
 TEST_F(integration_host_check, PassesAgainstSkiffTarget) {
     start_target();
-    const std::string cmd = std::string(SKIFF_BIN_DIR) + "/host_check --port " + std::to_string(io_port_) +
-                            " --discovery-port " + std::to_string(disc_port_) + " --nqn " + kNqn +
-                            " --expect-serial " + kSerial + " --expect-model " + kModel + " 2>&1";
+    const std::string cmd = skiff::test::shell_command(SKIFF_BIN_DIR "/host_check") + " --port " +
+                            std::to_string(io_port_) + " --discovery-port " + std::to_string(disc_port_) +
+                            " --nqn " + kNqn + " --expect-serial " + kSerial + " --expect-model " + kModel +
+                            " 2>&1";
     FILE *p = ::popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
     std::string out;

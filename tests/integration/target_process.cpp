@@ -1,5 +1,7 @@
 #include "target_process.hpp"
 
+#include "../helpers/child_program.hpp"
+
 #include "skiff/nvmeof/host/pdu_framing.hpp"
 #include "skiff/nvmeof/host/tcp_socket.hpp"
 
@@ -25,7 +27,7 @@ using namespace std::chrono_literals;
 
 CommandOutput run_command(const std::string &cmd) {
     CommandOutput r{-1, ""};
-    FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
+    FILE *p = ::popen((skiff::test::shell_command(cmd) + " 2>&1").c_str(), "r");
     if (!p) return r;
     char buf[4096];
     while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.output.append(buf, n);
@@ -77,11 +79,8 @@ void TargetProcess::launch(const std::string &binary, const std::vector<std::str
         ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive a crashed test
         ::dup2(log_fd, 1);
         ::dup2(log_fd, 2);
-        std::vector<char *> argv;
-        for (auto &a : argv_s) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(argv[0], argv.data());
-        ::dprintf(2, "cannot exec %s: %s\n", argv[0], strerror(errno));
+        skiff::test::exec_program(argv_s);
+        ::dprintf(2, "cannot exec %s: %s\n", argv_s[0].c_str(), strerror(errno));
         ::_exit(127);
     }
     ::close(log_fd);

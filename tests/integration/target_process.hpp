@@ -55,6 +55,8 @@ struct CommandOutput {
     int exit_code; // 128+N when killed by signal N
     std::string output;
 };
+// Runs a shell command that starts with one of the build's programs (through SKIFF_TEST_EMULATOR
+// when set), stdout and stderr captured together.
 CommandOutput run_command(const std::string &cmd);
 
 } // namespace skiff::itest

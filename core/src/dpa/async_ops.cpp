@@ -36,10 +36,13 @@ void doca_dpa_async_ops::advance() {
     // One advancer at a time; a caller that finds it busy leaves `again` for it.
     again.store(true, std::memory_order_seq_cst);
     while (again.load(std::memory_order_seq_cst)) {
-        if (busy.exchange(true, std::memory_order_acq_rel)) return;
+        // seq_cst on `busy` too: the runner releases it and then loads `again`, a caller stores
+        // `again` and then tries `busy`. A release store may be overtaken by the later load (x86's
+        // store buffer does it as well), and both could leave, the new ops unrun.
+        if (busy.exchange(true, std::memory_order_seq_cst)) return;
         again.store(false, std::memory_order_seq_cst);
         run_ops();
-        busy.store(false, std::memory_order_release);
+        busy.store(false, std::memory_order_seq_cst);
     }
 }
 

@@ -17,7 +17,9 @@ using skiff::core::dpa::dpa_logger;
 
 doca_error_t doca_dpa_completion::post(uint32_t type, uint32_t user_data, uint32_t immediate,
                                        const void *raw_wc) {
-    uint64_t idx = reserved.fetch_add(1, std::memory_order_acq_rel);
+    // seq_cst: with `armed` below it pairs with request_notification (store armed, load reserved);
+    // all four in the single seq_cst order, one side sees the other. Same instruction as acq_rel.
+    uint64_t idx = reserved.fetch_add(1, std::memory_order_seq_cst);
     if (idx - acked.load(std::memory_order_acquire) >= queue_size) {
         dpa->fail("completion queue overflow: more than queue_size (" + std::to_string(queue_size) +
                   ") completions are not acknowledged");

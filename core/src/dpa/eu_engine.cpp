@@ -71,8 +71,11 @@ void Eu::stop() {
 
 void Eu::push(Runnable *work) {
     queue_.push(work);
-    // Pairs with the EU announcing sleep and then re-checking its queue: one of the two sees the other.
-    if (sleeping_.load(std::memory_order_seq_cst)) {
+    // Pairs with the fence after the EU announces sleep and before it re-checks its queue: one
+    // of the two sees the other. The push ends with a release store, which x86 and Arm may both
+    // let a later load overtake; without the fence the EU could miss the work and we `sleeping`.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_relaxed)) {
         wake_seq_.fetch_add(1, std::memory_order_seq_cst);
         futex_wake_all(wake_seq_);
     }
@@ -81,10 +84,13 @@ void Eu::push(Runnable *work) {
 bool Eu::run_one() {
     QueueNode *node = queue_.pop();
     if (!node) return false;
-    // seq_cst on entry: the work's first loads (a namespace lookup, say) cannot move above it, so
-    // a reclaimer that unpublished something and then saw an even sequence knows this run sees
-    // the unpublished state.
-    run_seq_.fetch_add(1, std::memory_order_seq_cst);
+    // A fence on entry: the work's first loads (a namespace lookup, say) cannot move above the
+    // increment, and it pairs with the reclaimer's fence between unpublishing and reading the
+    // sequences (TargetService::quiescent_snapshot), so a reclaimer that saw an even sequence knows
+    // this run sees the unpublished state. A seq_cst increment alone does not order the later
+    // acquire loads on a weakly ordered CPU.
+    run_seq_.fetch_add(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     static_cast<Runnable *>(node)->run(*this);
     run_seq_.fetch_add(1, std::memory_order_release);
     return true;
@@ -108,7 +114,8 @@ void Eu::loop() {
         if (found) continue;
         // Idle: sleep until a producer wakes us.
         uint32_t seen = wake_seq_.load(std::memory_order_seq_cst);
-        sleeping_.store(true, std::memory_order_seq_cst);
+        sleeping_.store(true, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_seq_cst); // pairs with push(): see there
         if (run_one()) {
             sleeping_.store(false, std::memory_order_relaxed);
             continue;

@@ -29,6 +29,9 @@ Registry &registry() {
 
 void retry_all() {
     Registry &r = registry();
+    // The event was updated (a release store or RMW) just before; a waiter registers and then
+    // reads the event. Fences on both sides (here and in add_waiter) make one see the other.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     if (r.count.load(std::memory_order_seq_cst) == 0) return;
     r.retrying.fetch_add(1, std::memory_order_seq_cst);
     std::vector<EventWaiter *> batch;
@@ -48,11 +51,14 @@ void retry_all() {
 } // namespace
 
 void add_waiter(EventWaiter *waiter) {
-    if (waiter->registered.exchange(true, std::memory_order_seq_cst)) return;
-    Registry &r = registry();
-    std::lock_guard lock(r.mu);
-    r.waiters.push_back(waiter);
-    r.count.store(r.waiters.size(), std::memory_order_seq_cst);
+    if (!waiter->registered.exchange(true, std::memory_order_seq_cst)) {
+        Registry &r = registry();
+        std::lock_guard lock(r.mu);
+        r.waiters.push_back(waiter);
+        r.count.store(r.waiters.size(), std::memory_order_seq_cst);
+    }
+    // The caller reads the event next (acquire): keep that after the registration (retry_all).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 void remove_waiter(EventWaiter *waiter) {

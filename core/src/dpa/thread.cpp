@@ -26,7 +26,11 @@ void doca_dpa_thread::trigger() {
 
 void doca_dpa_thread::run(skiff::core::dpa::Eu &eu) {
     running.store(true, std::memory_order_seq_cst);
-    queued.store(false, std::memory_order_seq_cst); // a trigger from now on queues the next run
+    // A trigger from now on queues the next run. An exchange, not a store: a trigger that found
+    // `queued` still set (and so queued nothing) wrote it before us in its order, and our exchange
+    // reads that write: its work (a posted completion) happens before this run reads it. With a
+    // plain store nothing orders the two on a weakly ordered CPU and the run could miss it.
+    queued.exchange(false, std::memory_order_seq_cst);
     if (runnable.load(std::memory_order_acquire) && !finished.load(std::memory_order_acquire) &&
         dpa->usable()) {
         using skiff::core::dpa::DeviceCall;

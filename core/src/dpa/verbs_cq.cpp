@@ -58,7 +58,9 @@ struct VerbsCqAttachment final : Runnable {
 
     void run(Eu &) override {
         running.store(true, std::memory_order_seq_cst);
-        queued.store(false, std::memory_order_seq_cst); // a wake from now on queues the next run
+        // A wake from now on queues the next run; an exchange so that a wake that found `queued`
+        // set happens before this poll (doca_dpa_thread::run says why).
+        queued.exchange(false, std::memory_order_seq_cst);
         if (!stopping.load(std::memory_order_acquire)) poll();
         running.store(false, std::memory_order_release);
     }

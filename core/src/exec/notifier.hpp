@@ -18,8 +18,14 @@ class Notifier {
     doca_error_t open();
     int fd() const { return fd_; }
 
-    // Arms for one wake-up.
-    void arm() { armed_.store(true, std::memory_order_seq_cst); }
+    // Arms for one wake-up. The caller then looks for ready work: the fence keeps those loads
+    // (acquire or relaxed, not seq_cst) after the store, pairing with signal_if_armed's fence.
+    // Without it a weakly ordered CPU (Arm's RCpc loads) or x86's store buffer may read the work
+    // state before `armed` is visible, while the signaller misses `armed`: a lost wake-up.
+    void arm() {
+        armed_.store(true, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+    }
     // Makes the fd readable if armed, and disarms. Cheap (one load) when not armed.
     void signal_if_armed();
     // Drains the fd and disarms.

@@ -225,6 +225,11 @@ void PollGroup::run() {
     while (!stop_.load(std::memory_order_relaxed)) {
         uint64_t pass = passes_.load(std::memory_order_relaxed) + 1;
         passes_.store(pass, std::memory_order_release);
+        // The pass's loads (namespace lookups) stay after the new count, and the fence pairs with
+        // the reclaimer's (TargetService::quiescent_snapshot): a pass that the snapshot did not
+        // see starts after the unpublish and cannot find the object. Store then load of
+        // different words: both x86 and Arm reorder them without a full fence.
+        std::atomic_thread_fence(std::memory_order_seq_cst);
         uint64_t now = now_us();
         bool idle = now - last_work >= options_.idle_poll_us;
         bool work = false, finished_any = false;

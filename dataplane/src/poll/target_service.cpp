@@ -140,6 +140,9 @@ std::vector<ListenAddress> TargetService::bound() const {
 }
 
 std::vector<uint64_t> TargetService::quiescent_snapshot() const {
+    // The caller has just unpublished something: the fence keeps those stores before the loads of
+    // the counters, pairing with the poll groups' and execution units' fences.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     std::vector<uint64_t> out;
     for (auto &g : groups_) out.push_back(g->passes());
     append_run_sequences(out);

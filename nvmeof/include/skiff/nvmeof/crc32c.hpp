@@ -1,5 +1,5 @@
-// CRC32C (Castagnoli), the NVMe/TCP header and data digest. Uses the CPU's crc32 instruction
-// (SSE4.2) when present, a table otherwise.
+// CRC32C (Castagnoli), the NVMe/TCP header and data digest, computed by ISA-L with the CPU's
+// CRC instructions (x86_64 and aarch64).
 #pragma once
 
 #include <cstddef>

@@ -66,10 +66,10 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     struct alignas(64) PinLane {
         std::atomic<int64_t> n{0};
     };
-    void bump(int64_t d) {
-        auto &l = pins_[IoGate::thread_lane()].n;
-        l.store(l.load(std::memory_order_relaxed) + d, std::memory_order_release);
-    }
+    // A read-modify-write, not load + store: a lane is not always one thread's (DPA queues share
+    // lanes 32..63 round-robin and run on different execution units), and a lost update would
+    // leave pinned() off for good: a namespace never retired, or freed under in-flight I/O.
+    void bump(int64_t d) { pins_[IoGate::thread_lane()].n.fetch_add(d, std::memory_order_release); }
     PinLane pins_[IoGate::kMaxLanes];
 };
 
