@@ -24,7 +24,7 @@ std::string errno_text() {
 
 } // namespace
 
-Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token) {
+Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token, const SegmentRecord &record) {
     int fd = memfd_create("skiff-mmap-export", MFD_CLOEXEC);
     if (fd < 0)
         return make_error(DOCA_ERROR_OPERATING_SYSTEM, "memfd_create for an export failed: " + errno_text());
@@ -39,7 +39,7 @@ Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token) {
         close(fd);
         return make_error(DOCA_ERROR_OPERATING_SYSTEM, "mapping the export segment failed: " + why);
     }
-    auto *layout = new (p) SegmentLayout{segment_magic, token, {0}};
+    auto *layout = new (p) SegmentLayout{segment_magic, token, {0}, record};
     auto *seg = new ExportSegment();
     seg->fd_ = fd;
     seg->layout_ = layout;
