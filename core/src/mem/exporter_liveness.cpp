@@ -7,12 +7,10 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <new>
-#include <poll.h>
 #include <pthread.h>
 #include <string>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace skiff::core::mem {
@@ -69,6 +67,22 @@ Result<int> create_page() {
     return fd;
 }
 
+// False once the process behind its /proc directory fd is a zombie or gone.
+bool process_alive(int proc_dir) {
+    int fd = openat(proc_dir, "stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[512];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    // "pid (comm) S ...": the state follows the last ')' (comm may hold parentheses).
+    const char *paren = std::strrchr(buf, ')');
+    if (paren == nullptr || paren[1] == '\0' || paren[2] == '\0') return false;
+    char state = paren[2];
+    return state != 'Z' && state != 'X' && state != 'x';
+}
+
 } // namespace
 
 Result<int> exporter_liveness_fd() {
@@ -88,40 +102,43 @@ Result<std::unique_ptr<LivenessView>> LivenessView::attach(pid_t exporter, int f
                                                         ") or its liveness page is gone: " + path + ": " +
                                                         why);
     };
-    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, exporter, 0));
-    if (pidfd < 0) return gone(std::string("pidfd_open: ") + std::strerror(errno));
+    // The exporter's /proc directory, bound to that process: once it is reaped, lookups in it fail
+    // even if the pid is reused. (A pidfd would do too, but valgrind does not know pidfd_open.)
+    std::string dir = "/proc/" + std::to_string(exporter);
+    int proc_dir = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (proc_dir < 0) return gone(dir + ": " + std::strerror(errno));
     int local = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st {};
     if (local < 0 || fstat(local, &st) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<size_t>(st.st_size) < page_size) {
         std::string why = local < 0 ? std::strerror(errno) : "not a liveness page";
         if (local >= 0) close(local);
-        close(pidfd);
+        close(proc_dir);
         return gone(why);
     }
     void *p = ::mmap(nullptr, page_size, PROT_READ, MAP_SHARED, local, 0);
     close(local);
     if (p == MAP_FAILED) {
-        close(pidfd);
+        close(proc_dir);
         return gone(std::string("mmap: ") + std::strerror(errno));
     }
     auto *page = static_cast<const LivenessPage *>(p);
     if (page->magic != liveness_magic || page->pid != exporter) {
         ::munmap(p, page_size);
-        close(pidfd);
+        close(proc_dir);
         return gone("not a liveness page of this exporter");
     }
     std::unique_ptr<LivenessView> v(new LivenessView());
     v->page_ = p;
     v->word_ = lock_word(&page->mutex);
-    v->pidfd_ = pidfd;
+    v->proc_dir_ = proc_dir;
     v->pid_ = exporter;
     return v;
 }
 
 LivenessView::~LivenessView() {
     if (page_ != nullptr) ::munmap(page_, page_size);
-    if (pidfd_ >= 0) close(pidfd_);
+    if (proc_dir_ >= 0) close(proc_dir_);
 }
 
 bool LivenessView::alive() const {
@@ -132,10 +149,7 @@ bool LivenessView::alive() const {
 
 bool LivenessView::confirm_alive() const {
     if (dead_.load(std::memory_order_acquire)) return false;
-    // A pidfd turns readable when the process exits (and stays so).
-    pollfd p{pidfd_, POLLIN, 0};
-    int n = poll(&p, 1, 0);
-    if (n != 0) {
+    if (!process_alive(proc_dir_)) {
         dead_.store(true, std::memory_order_release);
         return false;
     }

@@ -8,7 +8,8 @@
 // word before and after every copy.
 //
 // The word tracks the exporting thread, not the process. When it reports death, the importer
-// confirms with the exporter's pidfd (one poll); if only the thread ended, the process is alive
+// confirms through the exporter's /proc directory (opened at
+// import; one openat and read); if only the thread ended, the process is alive
 // and every later access pays that poll (correct, slower; logged once).
 #pragma once
 
@@ -43,7 +44,7 @@ class LivenessView {
     bool confirm_alive() const;
     const uint32_t *word_ = nullptr; // the robust mutex's lock word
     void *page_ = nullptr;
-    int pidfd_ = -1;
+    int proc_dir_ = -1; // the exporter's /proc/<pid> directory
     pid_t pid_ = 0;
     mutable std::atomic<bool> dead_{false};
     mutable std::atomic<bool> warned_{false};
