@@ -47,7 +47,11 @@ Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token, con
 }
 
 void ExportSegment::revoke() {
-    if (layout_ != nullptr) layout_->revoked.store(1, std::memory_order_release);
+    if (layout_ == nullptr) return;
+    layout_->revoked.store(1, std::memory_order_seq_cst);
+    // The exporter's later writes to the memory stay after the revocation: an importer copy that
+    // sees them also sees `revoked` in its check after the copy (mem_access.cpp).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 ExportSegment::~ExportSegment() {

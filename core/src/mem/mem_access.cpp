@@ -6,6 +6,7 @@
 #include "mem/buf.hpp"
 #include "mem/mmap.hpp"
 
+#include <atomic>
 #include <cstring>
 
 namespace skiff::core {
@@ -44,6 +45,9 @@ template <typename Copy>
 doca_error_t shared_access(const mem::ImportLink &link, Copy copy) {
     if (!import_live(link)) return disconnect(link);
     copy();
+    // The copy's loads complete before the second check (pairs with the fence in
+    // ExportSegment::revoke): a read that saw bytes written after the revocation sees the revocation.
+    std::atomic_thread_fence(std::memory_order_acquire);
     if (!import_live(link)) return disconnect(link);
     return DOCA_SUCCESS;
 }
