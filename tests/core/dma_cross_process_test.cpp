@@ -12,7 +12,9 @@
 
 #include <cstdio>
 #include <sstream>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +25,8 @@ namespace {
 using skiff::test::exporter_pattern;
 using skiff::test::ExporterProcess;
 
-class DmaCrossProcess : public DmaFixture {
+// Each test runs with the exporters' regions in private memory and in a memfd (shared mapping).
+class DmaCrossProcess : public DmaFixture, public ::testing::WithParamInterface<const char *> {
   protected:
     doca_mmap *import(const ExporterProcess &ex) {
         doca_mmap *m = nullptr;
@@ -45,8 +48,8 @@ class DmaCrossProcess : public DmaFixture {
 
 } // namespace
 
-TEST_F(DmaCrossProcess, CopiesIntoTheExportersMemoryAndBackOut) {
-    ExporterProcess ex(1 << 20, "rw");
+TEST_P(DmaCrossProcess, CopiesIntoTheExportersMemoryAndBackOut) {
+    ExporterProcess ex(1 << 20, "rw", GetParam());
     ASSERT_FALSE(ex.desc.empty());
     doca_mmap *remote = import(ex);
     ASSERT_NE(remote, nullptr);
@@ -75,8 +78,8 @@ TEST_F(DmaCrossProcess, CopiesIntoTheExportersMemoryAndBackOut) {
     EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
 }
 
-TEST_F(DmaCrossProcess, CopiesBetweenTwoExportersThroughTheEngine) {
-    ExporterProcess a(64 * 1024, "rw"), b(64 * 1024, "rw");
+TEST_P(DmaCrossProcess, CopiesBetweenTwoExportersThroughTheEngine) {
+    ExporterProcess a(64 * 1024, "rw", GetParam()), b(64 * 1024, "rw", GetParam());
     doca_mmap *ma = import(a), *mb = import(b);
     ASSERT_NE(ma, nullptr);
     ASSERT_NE(mb, nullptr);
@@ -92,8 +95,8 @@ TEST_F(DmaCrossProcess, CopiesBetweenTwoExportersThroughTheEngine) {
     EXPECT_EQ(doca_mmap_destroy(mb), DOCA_SUCCESS);
 }
 
-TEST_F(DmaCrossProcess, ReadOnlyExportRefusesEngineWrites) {
-    ExporterProcess ex(64 * 1024, "ro");
+TEST_P(DmaCrossProcess, ReadOnlyExportRefusesEngineWrites) {
+    ExporterProcess ex(64 * 1024, "ro", GetParam());
     doca_mmap *remote = import(ex);
     ASSERT_NE(remote, nullptr);
     submit(buf(0, 64, 64), remote_buf(remote, ex.addr, 64, 0));
@@ -105,8 +108,8 @@ TEST_F(DmaCrossProcess, ReadOnlyExportRefusesEngineWrites) {
     EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
 }
 
-TEST_F(DmaCrossProcess, RevokedExportFailsTheTaskAsNotConnected) {
-    ExporterProcess ex(64 * 1024, "rw");
+TEST_P(DmaCrossProcess, RevokedExportFailsTheTaskAsNotConnected) {
+    ExporterProcess ex(64 * 1024, "rw", GetParam());
     doca_mmap *remote = import(ex);
     ASSERT_NE(remote, nullptr);
     doca_buf *dst = remote_buf(remote, ex.addr, 4096, 0);
@@ -115,6 +118,41 @@ TEST_F(DmaCrossProcess, RevokedExportFailsTheTaskAsNotConnected) {
     wait_for(1);
     EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_CONNECTED);
     EXPECT_EQ(data_len(dst), 0u);
+    expect_stopped_by_failure_then_restart();
+    drop_bufs();
+    EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
+}
+
+INSTANTIATE_TEST_SUITE_P(Memory, DmaCrossProcess, ::testing::Values("private", "memfd"));
+
+TEST_P(DmaCrossProcess, ExporterKilledUnderLoadFailsTheNextTaskAsNotConnected) {
+    ExporterProcess ex(256 * 1024, "rw", GetParam());
+    doca_mmap *remote = import(ex);
+    ASSERT_NE(remote, nullptr);
+    doca_buf *src = remote_buf(remote, ex.addr, 64 * 1024, 64 * 1024);
+    doca_buf *dst = buf(0, 64 * 1024, 0);
+    std::atomic<size_t> completed{0};
+    std::thread killer([&] {
+        while (completed.load() < 20) std::this_thread::yield();
+        ex.kill_now();
+    });
+    // Copies out of the exporter, one after the other, until one fails.
+    size_t n = 0;
+    while (n < 1000000) {
+        ASSERT_EQ(doca_buf_reset_data_len(dst), DOCA_SUCCESS);
+        submit(src, dst, n);
+        wait_for(++n);
+        if (done.back().status != DOCA_SUCCESS) break;
+        for (size_t i = 0; i < 64 * 1024; i += 997) ASSERT_EQ(memory[i], exporter_pattern(i)) << i;
+        completed.store(n);
+    }
+    killer.join();
+    EXPECT_EQ(done.back().status, DOCA_ERROR_NOT_CONNECTED);
+    expect_stopped_by_failure_then_restart();
+    // And every task after it.
+    submit(src, dst, n);
+    wait_for(++n);
+    EXPECT_EQ(done.back().status, DOCA_ERROR_NOT_CONNECTED);
     expect_stopped_by_failure_then_restart();
     drop_bufs();
     EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);

@@ -6,6 +6,7 @@
 #include <doca_mmap.h>
 
 #include "../../core/src/mem/mem_access.hpp"
+#include "../../core/src/mem/import_probe.hpp"
 #include "mem_exporter_process.hpp"
 #include "mmap_fixture.hpp"
 
@@ -28,7 +29,9 @@ uint8_t pattern(size_t i) {
     return skiff::test::exporter_pattern(i);
 }
 
-class ExportTwoProcess : public ::testing::Test {
+// Each test runs with the exporter's region in private memory (/proc/<pid>/mem path) and in
+// shared memory (a memfd, a MAP_SHARED file: the importer maps the pages).
+class ExportTwoProcess : public ::testing::TestWithParam<const char *> {
   protected:
     void SetUp() override {
         p0 = skiff::test::open_dpu_p0();
@@ -39,6 +42,13 @@ class ExportTwoProcess : public ::testing::Test {
         doca_mmap *m = nullptr;
         EXPECT_EQ(doca_mmap_create_from_export(nullptr, ex.desc.data(), ex.desc.size(), p0, &m),
                   DOCA_SUCCESS);
+        // The path taken is the one the exporter's memory allows.
+        if (m != nullptr) {
+            auto expected = std::string(GetParam()) == "private"
+                                ? skiff::core::mem::ImportPath::proc_mem
+                                : skiff::core::mem::ImportPath::shared_mapping;
+            EXPECT_EQ(skiff::core::mem::import_path(m), expected);
+        }
         return m;
     }
     doca_dev *p0 = nullptr;
@@ -46,8 +56,8 @@ class ExportTwoProcess : public ::testing::Test {
 
 } // namespace
 
-TEST_F(ExportTwoProcess, Rule16_ImporterReadsAndWritesTheExportersPages) {
-    Exporter ex(1 << 20, "rw");
+TEST_P(ExportTwoProcess, Rule16_ImporterReadsAndWritesTheExportersPages) {
+    Exporter ex(1 << 20, "rw", GetParam());
     ASSERT_EQ(ex.desc.size() > 0, true);
     doca_mmap *m = import(ex);
     ASSERT_NE(m, nullptr);
@@ -84,8 +94,8 @@ TEST_F(ExportTwoProcess, Rule16_ImporterReadsAndWritesTheExportersPages) {
     EXPECT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
 
-TEST_F(ExportTwoProcess, Rule17_ExporterStopRevokesTheImport) {
-    Exporter ex(64 * 1024, "rw");
+TEST_P(ExportTwoProcess, Rule17_ExporterStopRevokesTheImport) {
+    Exporter ex(64 * 1024, "rw", GetParam());
     doca_mmap *m = import(ex);
     ASSERT_NE(m, nullptr);
     uint8_t byte = 0;
@@ -102,8 +112,8 @@ TEST_F(ExportTwoProcess, Rule17_ExporterStopRevokesTheImport) {
     EXPECT_EQ(ex.exit_normally(), 0);
 }
 
-TEST_F(ExportTwoProcess, Rule17_ExporterDestroyWithoutStopRevokesTheImport) {
-    Exporter ex(64 * 1024, "rw");
+TEST_P(ExportTwoProcess, Rule17_ExporterDestroyWithoutStopRevokesTheImport) {
+    Exporter ex(64 * 1024, "rw", GetParam());
     doca_mmap *m = import(ex);
     ASSERT_NE(m, nullptr);
     ASSERT_EQ(ex.command("DESTROY"), "DESTROYED");
@@ -112,8 +122,8 @@ TEST_F(ExportTwoProcess, Rule17_ExporterDestroyWithoutStopRevokesTheImport) {
     EXPECT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
 
-TEST_F(ExportTwoProcess, Rule17_ExporterDeathIsNotConnected) {
-    Exporter ex(64 * 1024, "rw");
+TEST_P(ExportTwoProcess, Rule17_ExporterDeathIsNotConnected) {
+    Exporter ex(64 * 1024, "rw", GetParam());
     doca_mmap *m = import(ex);
     ASSERT_NE(m, nullptr);
     std::vector<uint8_t> got(256);
@@ -124,8 +134,8 @@ TEST_F(ExportTwoProcess, Rule17_ExporterDeathIsNotConnected) {
     EXPECT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
 
-TEST_F(ExportTwoProcess, Rule17_ImporterFirstTeardownOrderWorks) {
-    Exporter ex(64 * 1024, "rw");
+TEST_P(ExportTwoProcess, Rule17_ImporterFirstTeardownOrderWorks) {
+    Exporter ex(64 * 1024, "rw", GetParam());
     doca_mmap *m = import(ex);
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
@@ -134,8 +144,8 @@ TEST_F(ExportTwoProcess, Rule17_ImporterFirstTeardownOrderWorks) {
     EXPECT_EQ(ex.exit_normally(), 0);
 }
 
-TEST_F(ExportTwoProcess, ReadOnlyPciExportRefusesWrites) {
-    Exporter ex(64 * 1024, "ro");
+TEST_P(ExportTwoProcess, ReadOnlyPciExportRefusesWrites) {
+    Exporter ex(64 * 1024, "ro", GetParam());
     doca_mmap *m = import(ex);
     ASSERT_NE(m, nullptr);
     EXPECT_FALSE(skiff::core::mmap_engine_writable(m));
@@ -146,3 +156,5 @@ TEST_F(ExportTwoProcess, ReadOnlyPciExportRefusesWrites) {
     EXPECT_EQ(byte, pattern(10));
     EXPECT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
 }
+
+INSTANTIATE_TEST_SUITE_P(Memory, ExportTwoProcess, ::testing::Values("private", "memfd", "file"));

@@ -32,8 +32,9 @@ inline std::vector<uint8_t> from_hex(const std::string &s) {
 
 class ExporterProcess {
   public:
-    // size: bytes to export; mode: the exporter's permission mode argument (e.g. "rw", "ro").
-    ExporterProcess(size_t size, const char *mode) {
+    // size: bytes to export; mode: the exporter's permission mode argument (e.g. "rw", "ro");
+    // memory: how it allocates the region ("private", "memfd" or "file").
+    ExporterProcess(size_t size, const char *mode, const char *memory = "private") {
         int to_child[2], from_child[2];
         EXPECT_EQ(pipe(to_child), 0);
         EXPECT_EQ(pipe(from_child), 0);
@@ -44,7 +45,7 @@ class ExporterProcess {
             close(to_child[1]);
             close(from_child[0]);
             std::string size_arg = std::to_string(size);
-            exec_program({SKIFF_BIN_DIR "/mem_exporter", size_arg, mode});
+            exec_program({SKIFF_BIN_DIR "/mem_exporter", size_arg, mode, memory});
             _exit(127);
         }
         close(to_child[0]);
@@ -80,6 +81,7 @@ class ExporterProcess {
         EXPECT_EQ(reply.rfind("BYTES ", 0), 0u) << reply;
         return reply.rfind("BYTES ", 0) == 0 ? from_hex(reply.substr(6)) : std::vector<uint8_t>{};
     }
+    pid_t pid() const { return pid_; }
     // SIGKILL, then reap: its address space is gone when this returns.
     void kill_now() {
         ::kill(pid_, SIGKILL);

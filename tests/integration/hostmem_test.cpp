@@ -26,7 +26,9 @@ namespace {
 
 constexpr uint16_t kAnaInaccessible = wire::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
 
-class integration_hostmem : public TargetTest {
+// Each test runs with skiff-host's region in a memfd (the default: the target maps the pages) and
+// in private anonymous memory (the target reaches it through /proc/<pid>/mem).
+class integration_hostmem : public TargetTest, public ::testing::WithParamInterface<const char *> {
   protected:
     void SetUp() override {
         channel_ =
@@ -42,9 +44,11 @@ class integration_hostmem : public TargetTest {
 
     void start_host() {
         std::string ch = channel_;
-        host_ = std::make_unique<TargetProcess>(
-            "skiff-host", std::vector<std::string>{"--channel", ch, "--size", "8MiB", "--test-commands"},
-            [ch] { return !request(ch, "HEALTH").rfind("OK", 0); });
+        host_ = std::make_unique<TargetProcess>("skiff-host",
+                                                std::vector<std::string>{"--channel", ch, "--size", "8MiB",
+                                                                         "--memory", GetParam(),
+                                                                         "--test-commands"},
+                                                [ch] { return !request(ch, "HEALTH").rfind("OK", 0); });
         ASSERT_TRUE(host_->started()) << "skiff-host did not answer HEALTH on " << ch << "\n" << host_->log();
     }
     void start_hostmem_target() {
@@ -123,7 +127,7 @@ class integration_hostmem : public TargetTest {
 
 } // namespace
 
-TEST_F(integration_hostmem, WritesLandInHostMemoryAndReadBack) {
+TEST_P(integration_hostmem, WritesLandInHostMemoryAndReadBack) {
     start_host();
     start_hostmem_target();
     auto ctrl = connect(options());
@@ -157,7 +161,7 @@ TEST_F(integration_hostmem, WritesLandInHostMemoryAndReadBack) {
     EXPECT_TRUE(std::all_of(zeroed.begin(), zeroed.end(), [](uint8_t b) { return b == 0; }));
 }
 
-TEST_F(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartingTheTarget) {
+TEST_P(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartingTheTarget) {
     start_host();
     start_hostmem_target();
     auto ctrl = connect(options());
@@ -208,7 +212,7 @@ TEST_F(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartin
     write_read_verify(*ctrl, 200, 64 * 1024, 11);
 }
 
-TEST_F(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaChangeNotice) {
+TEST_P(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaChangeNotice) {
     start_host();
     start_hostmem_target();
     ConnectOptions o = options();
@@ -249,7 +253,7 @@ TEST_F(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaCh
 // completes from the group's progress engine, in any order. Then Compare (the stored bytes are
 // DMAed into the channel's bounce buffer) and a Write Zeroes longer than the channel's zero
 // buffer (several DMA tasks one after the other).
-TEST_F(integration_hostmem, ManyCommandsInFlightCompareAndLongWriteZeroes) {
+TEST_P(integration_hostmem, ManyCommandsInFlightCompareAndLongWriteZeroes) {
     start_host();
     start_hostmem_target();
     auto ctrl = connect(options());
@@ -311,3 +315,5 @@ TEST_F(integration_hostmem, ManyCommandsInFlightCompareAndLongWriteZeroes) {
     ASSERT_EQ(zeroed.size(), kBlock);
     EXPECT_TRUE(std::all_of(zeroed.begin(), zeroed.end(), [](uint8_t b) { return b == 0; }));
 }
+
+INSTANTIATE_TEST_SUITE_P(Memory, integration_hostmem, ::testing::Values("memfd", "anon"));

@@ -7,7 +7,7 @@ namespace skiff::core::mem {
 namespace {
 
 constexpr char blob_magic[8] = {'S', 'K', 'F', 'P', 'C', 'I', 'E', 'X'};
-constexpr uint32_t blob_version = 1;
+constexpr uint32_t blob_version = 2; // 2: liveness page and shared-memory backing
 
 // The wire layout; fixed size, no pointers.
 struct Wire {
@@ -21,6 +21,11 @@ struct Wire {
     uint64_t len;
     char exporter_pci[16];
     char exporter_name[64];
+    int32_t liveness_fd;
+    int32_t backing_fd;
+    uint64_t backing_offset;
+    uint64_t backing_dev;
+    uint64_t backing_ino;
 };
 static_assert(sizeof(Wire) == pci_export_blob_size, "the export blob has a fixed size");
 
@@ -41,6 +46,11 @@ void encode_pci_export(const PciExportDesc &desc, uint8_t *out) {
     w.token = desc.token;
     w.addr = desc.addr;
     w.len = desc.len;
+    w.liveness_fd = desc.liveness_fd;
+    w.backing_fd = desc.backing_fd;
+    w.backing_offset = desc.backing_offset;
+    w.backing_dev = desc.backing_dev;
+    w.backing_ino = desc.backing_ino;
     copy_field(w.exporter_pci, sizeof(w.exporter_pci), desc.exporter_pci);
     copy_field(w.exporter_name, sizeof(w.exporter_name), desc.exporter_name);
     std::memcpy(out, &w, sizeof(w));
@@ -61,8 +71,8 @@ Result<PciExportDesc> decode_pci_export(const void *blob, size_t len) {
         return make_error(DOCA_ERROR_INVALID_VALUE, "export descriptor version " + std::to_string(w.version) +
                                                         " is not supported; expected " +
                                                         std::to_string(blob_version));
-    if (w.exporter_pid <= 0 || w.segment_fd < 0 || w.len == 0 || w.addr + w.len < w.addr ||
-        w.exporter_pci[sizeof(w.exporter_pci) - 1] != '\0' ||
+    if (w.exporter_pid <= 0 || w.segment_fd < 0 || w.liveness_fd < 0 || w.backing_fd < -1 || w.len == 0 ||
+        w.addr + w.len < w.addr || w.exporter_pci[sizeof(w.exporter_pci) - 1] != '\0' ||
         w.exporter_name[sizeof(w.exporter_name) - 1] != '\0')
         return make_error(DOCA_ERROR_INVALID_VALUE,
                           "export descriptor has inconsistent fields (pid, fd or range)");
@@ -75,6 +85,11 @@ Result<PciExportDesc> decode_pci_export(const void *blob, size_t len) {
     d.permissions = w.permissions;
     d.exporter_pci = w.exporter_pci;
     d.exporter_name = w.exporter_name;
+    d.liveness_fd = w.liveness_fd;
+    d.backing_fd = w.backing_fd;
+    d.backing_offset = w.backing_offset;
+    d.backing_dev = w.backing_dev;
+    d.backing_ino = w.backing_ino;
     return d;
 }
 

@@ -21,10 +21,17 @@ struct PciExportDesc {
     uint32_t permissions = 0;
     std::string exporter_pci; // normalized PCI address of the exporting host function
     std::string exporter_name;
+    int liveness_fd = -1; // exporter_liveness.hpp
+    // The shared-memory fast path (shared_backing.hpp): fd of the file behind the range in the
+    // exporter (-1: private memory), the range's offset in it, and the file's identity.
+    int backing_fd = -1;
+    uint64_t backing_offset = 0;
+    uint64_t backing_dev = 0;
+    uint64_t backing_ino = 0;
 };
 
 // Encodes into `out` (exactly pci_export_blob_size bytes).
-constexpr size_t pci_export_blob_size = 128;
+constexpr size_t pci_export_blob_size = 160;
 void encode_pci_export(const PciExportDesc &desc, uint8_t *out);
 
 // Decodes a blob; INVALID_VALUE naming what is wrong (length, magic, version, fields).

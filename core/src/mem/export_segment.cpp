@@ -24,7 +24,7 @@ std::string errno_text() {
 
 } // namespace
 
-Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token) {
+Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token, const SegmentRecord &record) {
     int fd = memfd_create("skiff-mmap-export", MFD_CLOEXEC);
     if (fd < 0)
         return make_error(DOCA_ERROR_OPERATING_SYSTEM, "memfd_create for an export failed: " + errno_text());
@@ -39,7 +39,7 @@ Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token) {
         close(fd);
         return make_error(DOCA_ERROR_OPERATING_SYSTEM, "mapping the export segment failed: " + why);
     }
-    auto *layout = new (p) SegmentLayout{segment_magic, token, {0}};
+    auto *layout = new (p) SegmentLayout{segment_magic, token, {0}, record};
     auto *seg = new ExportSegment();
     seg->fd_ = fd;
     seg->layout_ = layout;
@@ -47,7 +47,11 @@ Result<std::unique_ptr<ExportSegment>> ExportSegment::create(uint64_t token) {
 }
 
 void ExportSegment::revoke() {
-    if (layout_ != nullptr) layout_->revoked.store(1, std::memory_order_release);
+    if (layout_ == nullptr) return;
+    layout_->revoked.store(1, std::memory_order_seq_cst);
+    // The exporter's later writes to the memory stay after the revocation: an importer copy that
+    // sees them also sees `revoked` in its check after the copy (mem_access.cpp).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 ExportSegment::~ExportSegment() {

@@ -12,16 +12,26 @@
 
 namespace skiff::core::mem {
 
+// What the exporter itself says about the export, repeated in the descriptor: the importer refuses
+// a descriptor that disagrees with its segment (forged or mismatched).
+struct SegmentRecord {
+    uint64_t addr = 0, len = 0;
+    int32_t liveness_fd = -1; // exporter_liveness.hpp
+    int32_t backing_fd = -1;  // -1: private memory (shared_backing.hpp)
+    uint64_t backing_offset = 0, backing_dev = 0, backing_ino = 0;
+};
+
 struct SegmentLayout {
     uint64_t magic;
     uint64_t token; // the export's random token, also in the descriptor: proves we found the right segment
     std::atomic<uint32_t> revoked;
+    SegmentRecord record;
 };
 
 // Exporter side: owns the memfd and its mapping.
 class ExportSegment {
   public:
-    static Result<std::unique_ptr<ExportSegment>> create(uint64_t token);
+    static Result<std::unique_ptr<ExportSegment>> create(uint64_t token, const SegmentRecord &record);
     ~ExportSegment();
     ExportSegment(const ExportSegment &) = delete;
     ExportSegment &operator=(const ExportSegment &) = delete;
@@ -46,6 +56,7 @@ class SegmentView {
     SegmentView &operator=(const SegmentView &) = delete;
 
     bool revoked() const { return layout_->revoked.load(std::memory_order_acquire) != 0; }
+    const SegmentRecord &record() const { return layout_->record; }
 
   private:
     SegmentView() = default;

@@ -1,15 +1,32 @@
-// The engines' single path to the bytes behind an mmap (mem_access.hpp): a memcpy for local memory,
-// the exporter's pages through RemoteMemory for an imported mmap.
+// The engines' single path to the bytes behind an mmap (mem_access.hpp): a memcpy for local memory
+// and for an import of shared memory (the exporter's pages mapped here, shared_mapping.hpp), the
+// exporter's pages through RemoteMemory (/proc/<pid>/mem) for an import of private memory.
 #include "mem/mem_access.hpp"
 
 #include "mem/buf.hpp"
 #include "mem/mmap.hpp"
 
+#include <atomic>
 #include <cstring>
 
 namespace skiff::core {
 
 namespace {
+
+uint64_t remote_addr(const void *addr) {
+    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(addr));
+}
+
+// The export is still there: not revoked and its exporter alive. Two loads while that holds.
+bool import_live(const mem::ImportLink &link) {
+    return !link.segment->revoked() && link.liveness->alive();
+}
+
+// Once revoked or orphaned, the import never touches the exporter's pages again (shared_mapping.hpp).
+doca_error_t disconnect(const mem::ImportLink &link) {
+    if (link.shared) link.shared->fence();
+    return DOCA_ERROR_NOT_CONNECTED;
+}
 
 // Checks shared by reads and writes; DOCA_SUCCESS when the access may proceed.
 doca_error_t check_access(const doca_mmap *m, const void *addr, size_t len) {
@@ -18,12 +35,21 @@ doca_error_t check_access(const doca_mmap *m, const void *addr, size_t len) {
     if (!mem::mmap_contains(m, addr, len)) return DOCA_ERROR_INVALID_VALUE;
     // An RDMA import is reachable only by RDMA read/write tasks, never by the CPU or a DMA engine.
     if (m->rdma_remote) return DOCA_ERROR_NOT_SUPPORTED;
-    if (m->from_export && m->import->segment->revoked()) return DOCA_ERROR_NOT_CONNECTED;
+    if (m->from_export && m->import->segment->revoked()) return disconnect(*m->import);
     return DOCA_SUCCESS;
 }
 
-uint64_t remote_addr(const void *addr) {
-    return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(addr));
+// An import of shared memory: a memcpy between two checks. The check after the copy catches a
+// revocation or death that raced with it: the copy is then reported failed.
+template <typename Copy>
+doca_error_t shared_access(const mem::ImportLink &link, Copy copy) {
+    if (!import_live(link)) return disconnect(link);
+    copy();
+    // The copy's loads complete before the second check (pairs with the fence in
+    // ExportSegment::revoke): a read that saw bytes written after the revocation sees the revocation.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (!import_live(link)) return disconnect(link);
+    return DOCA_SUCCESS;
 }
 
 } // namespace
@@ -55,7 +81,10 @@ doca_error_t mmap_read(const doca_mmap *mmap, const void *addr, void *dst, size_
         std::memcpy(dst, addr, len);
         return DOCA_SUCCESS;
     }
-    return mmap->import->remote->read(remote_addr(addr), dst, len);
+    const mem::ImportLink &link = *mmap->import;
+    if (link.shared)
+        return shared_access(link, [&] { std::memcpy(dst, link.shared->local(remote_addr(addr)), len); });
+    return link.remote->read(remote_addr(addr), dst, len);
 }
 
 doca_error_t mmap_write(doca_mmap *mmap, void *addr, const void *src, size_t len) {
@@ -70,7 +99,10 @@ doca_error_t mmap_write(doca_mmap *mmap, void *addr, const void *src, size_t len
         std::memcpy(addr, src, len);
         return DOCA_SUCCESS;
     }
-    return mmap->import->remote->write(remote_addr(addr), src, len);
+    const mem::ImportLink &link = *mmap->import;
+    if (link.shared)
+        return shared_access(link, [&] { std::memcpy(link.shared->local(remote_addr(addr)), src, len); });
+    return link.remote->write(remote_addr(addr), src, len);
 }
 
 } // namespace skiff::core

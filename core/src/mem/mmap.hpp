@@ -6,7 +6,10 @@
 #include <doca_mmap.h>
 
 #include "mem/export_segment.hpp"
+#include "mem/exporter_liveness.hpp"
 #include "mem/remote_memory.hpp"
+#include "mem/shared_backing.hpp"
+#include "mem/shared_mapping.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -20,16 +23,22 @@ namespace skiff::core::mem {
 // Default device limit of a new mmap (doca_mmap_set_max_num_devices changes it before start).
 constexpr uint32_t default_max_num_devices = 16;
 
-// One doca_mmap_export_pci result: the blob handed to the caller and its revocation segment.
+// One doca_mmap_export_pci result: the blob handed to the caller, the fd on the shared memory
+// behind the range (if any), and the revocation segment (declared last: destroyed, so revoked,
+// before the fd closes).
 struct ExportRecord {
     const doca_dev *dev = nullptr;
     std::vector<uint8_t> blob;
+    std::unique_ptr<SharedBacking> backing;
     std::unique_ptr<ExportSegment> segment;
 };
 
-// What an imported mmap needs to reach the exporter.
+// What an imported mmap needs to reach the exporter: the revocation segment, the exporter's
+// liveness page, and either the exporter's pages mapped here (shared memory) or /proc/<pid>/mem.
 struct ImportLink {
     std::unique_ptr<SegmentView> segment;
+    std::unique_ptr<LivenessView> liveness;
+    std::unique_ptr<SharedMapping> shared;
     std::unique_ptr<RemoteMemory> remote;
 };
 

@@ -54,6 +54,25 @@ doca_error_t check_exportable(const doca_mmap *m, const doca_dev *dev, const cha
     return DOCA_SUCCESS;
 }
 
+// What the exporter repeats in its segment so that the importer can check the descriptor.
+skiff::core::mem::SegmentRecord record_of(const skiff::core::mem::PciExportDesc &d) {
+    skiff::core::mem::SegmentRecord r;
+    r.addr = d.addr;
+    r.len = d.len;
+    r.liveness_fd = d.liveness_fd;
+    r.backing_fd = d.backing_fd;
+    r.backing_offset = d.backing_offset;
+    r.backing_dev = d.backing_dev;
+    r.backing_ino = d.backing_ino;
+    return r;
+}
+
+bool same_record(const skiff::core::mem::SegmentRecord &a, const skiff::core::mem::SegmentRecord &b) {
+    return a.addr == b.addr && a.len == b.len && a.liveness_fd == b.liveness_fd &&
+           a.backing_fd == b.backing_fd && a.backing_offset == b.backing_offset &&
+           a.backing_dev == b.backing_dev && a.backing_ino == b.backing_ino;
+}
+
 } // namespace
 
 extern "C" {
@@ -87,20 +106,33 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
         }
     auto rec = std::make_unique<mem::ExportRecord>();
     uint64_t token = random_token();
-    auto segment = mem::ExportSegment::create(token);
-    if (!segment) {
-        logger()->error("doca_mmap_export_pci: {}", segment.error().message);
-        return segment.error().code;
+    auto liveness = mem::exporter_liveness_fd();
+    if (!liveness) {
+        logger()->error("doca_mmap_export_pci: {}", liveness.error().message);
+        return liveness.error().code;
     }
     mem::PciExportDesc d;
     d.exporter_pid = getpid();
-    d.segment_fd = segment.value()->fd();
     d.token = token;
     d.addr = reinterpret_cast<uintptr_t>(mmap->addr);
     d.len = mmap->len;
     d.permissions = mmap->permissions;
     d.exporter_pci = desc.pci_addr;
     d.exporter_name = desc.name;
+    d.liveness_fd = liveness.value();
+    rec->backing = mem::SharedBacking::find(mmap->addr, mmap->len);
+    if (rec->backing) {
+        d.backing_fd = rec->backing->fd();
+        d.backing_offset = rec->backing->offset();
+        d.backing_dev = rec->backing->dev();
+        d.backing_ino = rec->backing->ino();
+    }
+    auto segment = mem::ExportSegment::create(token, record_of(d));
+    if (!segment) {
+        logger()->error("doca_mmap_export_pci: {}", segment.error().message);
+        return segment.error().code;
+    }
+    d.segment_fd = segment.value()->fd();
     rec->dev = dev;
     rec->segment = std::move(segment.value());
     rec->blob.resize(mem::pci_export_blob_size);
@@ -109,8 +141,8 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
     *export_desc_len = rec->blob.size();
     mmap->exports.push_back(std::move(rec));
     mmap->exported = true;
-    logger()->debug("exported mmap [{:#x}, +{}) over PCI with {} (pid {})", d.addr, d.len, desc.name,
-                    d.exporter_pid);
+    logger()->debug("exported mmap [{:#x}, +{}) over PCI with {} (pid {}, {})", d.addr, d.len, desc.name,
+                    d.exporter_pid, d.backing_fd >= 0 ? "shared memory" : "private memory");
     return DOCA_SUCCESS;
 }
 
@@ -196,6 +228,34 @@ doca_error_t import_rdma(const union doca_data *user_data, const void *export_de
     return DOCA_SUCCESS;
 }
 
+// The exporter's pages: mapped here when the export lies in shared memory, else (or when the
+// mapping cannot be made) reached through /proc/<pid>/mem.
+doca_error_t attach_pages(const skiff::core::mem::PciExportDesc &d, skiff::core::mem::ImportLink &link) {
+    using namespace skiff::core;
+    bool writable = (d.permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
+    if (d.backing_fd >= 0) {
+        mem::SharedFileRef file{d.backing_fd, d.backing_offset, d.backing_dev, d.backing_ino};
+        auto shared = mem::SharedMapping::map(d.exporter_pid, file, d.addr, d.len, writable);
+        if (shared) {
+            link.shared = std::move(shared.value());
+            return DOCA_SUCCESS;
+        }
+        if (shared.error().code == DOCA_ERROR_INVALID_VALUE) {
+            logger()->error("doca_mmap_create_from_export: {}", shared.error().message);
+            return DOCA_ERROR_INVALID_VALUE;
+        }
+        logger()->info("doca_mmap_create_from_export: {}; using /proc/{}/mem instead", shared.error().message,
+                       d.exporter_pid);
+    }
+    auto remote = mem::RemoteMemory::open(d.exporter_pid, writable);
+    if (!remote) {
+        logger()->error("doca_mmap_create_from_export: {}", remote.error().message);
+        return remote.error().code;
+    }
+    link.remote = std::move(remote.value());
+    return DOCA_SUCCESS;
+}
+
 } // namespace
 
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
@@ -238,21 +298,30 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
             "doca_mmap_create_from_export: the export was revoked (the exporter stopped its mmap)");
         return DOCA_ERROR_NOT_CONNECTED;
     }
-    auto remote =
-        mem::RemoteMemory::open(d.exporter_pid, (d.permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0);
-    if (!remote) {
-        logger()->error("doca_mmap_create_from_export: {}", remote.error().message);
-        return remote.error().code;
+    if (!same_record(segment.value()->record(), record_of(d))) {
+        logger()->error(
+            "doca_mmap_create_from_export: the descriptor does not match the export it names (its "
+            "range, liveness or shared-memory fields differ from what pid {} recorded): forged "
+            "or corrupted descriptor",
+            d.exporter_pid);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    auto liveness = mem::LivenessView::attach(d.exporter_pid, d.liveness_fd);
+    if (!liveness || !liveness.value()->alive()) {
+        logger()->error("doca_mmap_create_from_export: {}",
+                        liveness ? "the exporter is gone" : liveness.error().message);
+        return DOCA_ERROR_NOT_CONNECTED;
     }
     link->segment = std::move(segment.value());
-    link->remote = std::move(remote.value());
+    link->liveness = std::move(liveness.value());
+    if (auto r = attach_pages(d, *link); r != DOCA_SUCCESS) return r;
 
     doca_mmap *m = new_imported_mmap(user_data, d.addr, d.len, d.permissions, dev);
     if (m == nullptr) return DOCA_ERROR_NO_MEMORY;
     m->import = std::move(link);
     mem::live_handles().add(m);
-    logger()->debug("imported [{:#x}, +{}) of pid {} ({}) through {}", d.addr, d.len, d.exporter_pid,
-                    d.exporter_name, desc.name);
+    logger()->debug("imported [{:#x}, +{}) of pid {} ({}) through {}, {}", d.addr, d.len, d.exporter_pid,
+                    d.exporter_name, desc.name, m->import->shared ? "shared mapping" : "/proc/<pid>/mem");
     *mmap = m;
     return DOCA_SUCCESS;
 }

@@ -33,7 +33,7 @@ namespace hm = skiff::dataplane::hostmem;
 struct Options {
     std::string channel = "/tmp/skiff-host.sock";
     std::string size = "64MiB";
-    std::string memory = "anon";
+    std::string memory = "memfd";
     std::string file;
     std::string pci = "0b:00.0";
     bool test_commands = false;
@@ -51,18 +51,40 @@ struct Region {
     size_t len = 0;
 };
 
+// A memfd (hugetlb-backed for hugepages) mapped shared. The fd stays open for the process's life:
+// the export finds the file through it and the target maps the same pages (one memcpy per DMA
+// instead of a system call).
+Result<Region> allocate_memfd(const Options &o, size_t len) {
+    bool huge = o.memory == "hugepages";
+    int fd = memfd_create("skiff-host-region", MFD_CLOEXEC | (huge ? MFD_HUGETLB : 0));
+    if (fd < 0 || ftruncate(fd, static_cast<off_t>(len)) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return make_error(DOCA_ERROR_NO_MEMORY,
+                          "--memory " + o.memory + ": cannot create a " + std::to_string(len) + "-byte memfd: " +
+                              std::strerror(e) +
+                              (huge ? " (are hugepages reserved in /proc/sys/vm/nr_hugepages, and is --size a "
+                                      "multiple of the huge page size?)"
+                                    : ""));
+    }
+    void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        return make_error(DOCA_ERROR_NO_MEMORY, "--memory " + o.memory + ": cannot map " + std::to_string(len) +
+                                                    " bytes: " + std::strerror(e));
+    }
+    return Region{static_cast<uint8_t *>(p), len}; // fd deliberately kept open (see above)
+}
+
 Result<Region> allocate(const Options &o, size_t len) {
     void *p = MAP_FAILED;
-    if (o.memory == "anon" || o.memory == "hugepages") {
-        int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (o.memory == "hugepages" ? MAP_HUGETLB : 0);
-        p = mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (o.memory == "memfd" || o.memory == "hugepages") return allocate_memfd(o, len);
+    if (o.memory == "anon") {
+        p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED)
-            return make_error(DOCA_ERROR_NO_MEMORY,
-                              "--memory " + o.memory + ": cannot map " + std::to_string(len) +
-                                  " bytes: " + std::strerror(errno) +
-                                  (o.memory == "hugepages" ? " (are hugepages reserved in "
-                                                             "/proc/sys/vm/nr_hugepages?)"
-                                                           : ""));
+            return make_error(DOCA_ERROR_NO_MEMORY, "--memory anon: cannot map " + std::to_string(len) +
+                                                        " bytes: " + std::strerror(errno));
     } else if (o.memory == "file") {
         if (o.file.empty()) return make_error(DOCA_ERROR_INVALID_VALUE, "--memory file needs --file PATH");
         int fd = open(o.file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -72,13 +94,13 @@ Result<Region> allocate(const Options &o, size_t len) {
             return make_error(DOCA_ERROR_OPERATING_SYSTEM, "--file " + o.file + ": " + std::strerror(e));
         }
         p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        close(fd);
+        close(fd); // the export reopens the file by its path
         if (p == MAP_FAILED)
             return make_error(DOCA_ERROR_NO_MEMORY,
                               "--file " + o.file + ": cannot map: " + std::strerror(errno));
     } else {
         return make_error(DOCA_ERROR_INVALID_VALUE,
-                          "--memory \"" + o.memory + "\": use anon, hugepages or file");
+                          "--memory \"" + o.memory + "\": use memfd, anon, hugepages or file");
     }
     return Region{static_cast<uint8_t *>(p), len};
 }
@@ -172,9 +194,11 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--size", o.size, "region size, a multiple of 4 KiB (e.g. 64MiB, 1GiB)")
         ->capture_default_str();
-    app.add_option(
-           "--memory", o.memory,
-           "anon (anonymous memory), hugepages (MAP_HUGETLB) or file (a file mapped shared, see --file)")
+    app.add_option("--memory", o.memory,
+                   "memfd (shared memory: the target maps it and copies with memcpy), hugepages (a memfd "
+                   "of huge pages, shared the same way), file (a file mapped shared, see --file; shared "
+                   "the same way) or anon (private memory: the target reaches it with one system call "
+                   "per copy through /proc/<pid>/mem)")
         ->capture_default_str();
     app.add_option("--file", o.file, "with --memory file: the file to map (created and sized as needed)");
     app.add_option("--pci", o.pci, "host PCI function to export through (its DPU PF imports)")
@@ -194,8 +218,8 @@ int main(int argc, char **argv) {
         return fail("--size \"" + o.size + "\": expected a non-zero multiple of 4 KiB");
 
     setenv("SKIFF_SIDE", "host", 1); // this process sees the host's PCI functions
-    // The emulated PCI path: the target reaches this memory through /proc/<pid>/mem, which Yama
-    // (ptrace_scope 1) allows a non-ancestor only when named here.
+    // The emulated PCI path: the target reaches this memory through /proc/<pid>/mem or
+    // /proc/<pid>/fd, which Yama (ptrace_scope 1) allows a non-ancestor only when named here.
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
     auto region = allocate(o, size);
     if (!region) return fail(region.error().message);
