@@ -134,3 +134,50 @@ TEST_F(integration_connect, HostThatDropsItsConnectionsReconnectsAtOnce) {
         ctrl->admin_queue().close();
     }
 }
+
+namespace {
+
+// Connect of an admin queue with the given identity; the completion.
+Result<Completion> connect_admin_as(uint16_t port, const HostIdentity &host) {
+    QueueConfig qc;
+    qc.port = port;
+    qc.qid = 0;
+    Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(qc);
+    if (!q) return q.error();
+    return fabrics_connect(**q, host, kNqn, 0xFFFF, 0);
+}
+
+HostIdentity anonymous_host() {
+    HostIdentity h = HostIdentity::generate();
+    h.hostnqn.clear(); // what SPDK's initiator sends by default
+    return h;
+}
+
+} // namespace
+
+TEST_F(integration_connect, EmptyHostNqnIsAcceptedWhereAnyHostMayConnect) {
+    start_target(); // no --allow-host: any host
+    Result<Completion> c = connect_admin_as(io_port_, anonymous_host());
+    ASSERT_OK(c);
+    EXPECT_EQ(c->status(), 0) << describe_status(c->status(), true);
+    EXPECT_NE(c->cqe.result & 0xFFFF, 0u) << "a controller ID";
+}
+
+TEST_F(integration_connect, EmptyHostNqnIsRefusedByASubsystemWithAHostList) {
+    const HostIdentity listed = HostIdentity::generate();
+    start_target({"--allow-host", listed.hostnqn});
+    Result<Completion> c = connect_admin_as(io_port_, anonymous_host());
+    ASSERT_OK(c);
+    EXPECT_EQ(c->sct(), NVME_SCT_CMD_SPECIFIC) << describe_status(c->status(), true);
+    EXPECT_EQ(c->sc(), NVME_SC_CONNECT_INVALID_HOST) << describe_status(c->status(), true);
+    // A malformed NQN is still a bad parameter, and the listed host still gets in.
+    HostIdentity malformed = HostIdentity::generate();
+    malformed.hostnqn = "not-an-nqn";
+    Result<Completion> bad = connect_admin_as(io_port_, malformed);
+    ASSERT_OK(bad);
+    EXPECT_EQ(bad->sc(), NVME_SC_CONNECT_INVALID_PARAM) << describe_status(bad->status(), true);
+    EXPECT_EQ(bad->cqe.result & 0xFFFFFFFF, (1u << 16) | 512u) << "IPO names HOSTNQN";
+    Result<Completion> ok = connect_admin_as(io_port_, listed);
+    ASSERT_OK(ok);
+    EXPECT_EQ(ok->status(), 0) << describe_status(ok->status(), true);
+}

@@ -50,3 +50,30 @@ TEST_F(integration_keepalive, AutomaticKeepAliveKeepsAnIdleAssociation) {
     ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
     ASSERT_OK(ctrl->keep_alive());
 }
+
+TEST_F(integration_keepalive, BusyHostThatSendsNoKeepAliveIsNeverTornDown) {
+    // Traffic Based Keep Alive (CTRATT.TBKAS): any command restarts the timer, as with nvmet
+    // and SPDK's target, so a host busy with I/O or admin commands needs no Keep Alive.
+    start_target();
+    ConnectOptions o = options();
+    o.kato_ms = 1000;
+    o.auto_keep_alive = false;
+    auto ctrl = connect(o);
+    ASSERT_NE(ctrl, nullptr);
+    Result<nvme_id_ctrl> id = ctrl->identify_controller();
+    ASSERT_OK(id);
+    EXPECT_TRUE(id->ctratt & NVME_CTRL_CTRATT_TBKAS);
+
+    std::vector<uint8_t> buf(kBlock);
+    auto until = std::chrono::steady_clock::now() + 3s; // three KATOs of I/O only
+    while (std::chrono::steady_clock::now() < until) {
+        ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+        std::this_thread::sleep_for(100ms);
+    }
+    until = std::chrono::steady_clock::now() + 3s; // then three of admin commands only
+    while (std::chrono::steady_clock::now() < until) {
+        ASSERT_OK(ctrl->get_features(NVME_FEAT_FID_KATO));
+        std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+}

@@ -28,10 +28,10 @@ TEST(Connect, AdminConnectGivesDistinctDynamicControllerIds) {
     EXPECT_EQ(t.target.controller_count(), 2u);
 }
 
-TEST(Connect, EmptyOrMalformedHostNqnIsAnInvalidParameterInTheData) {
+TEST(Connect, MalformedHostNqnIsAnInvalidParameterInTheData) {
     UnitTarget t;
     for (const std::string &bad :
-         std::vector<std::string>{"", "hello", "nqn.20x4-08.org", "nqn.2014-08.", std::string(230, 'a')}) {
+         std::vector<std::string>{"hello", "nqn.20x4-08.org", "nqn.2014-08.", std::string(230, 'a')}) {
         TestQueue q(t.target, t.port);
         auto cqe = admin_connect(t, q, kNqn, bad);
         EXPECT_EQ(sct(cqe), NVME_SCT_CMD_SPECIFIC) << bad;
@@ -41,6 +41,22 @@ TEST(Connect, EmptyOrMalformedHostNqnIsAnInvalidParameterInTheData) {
         EXPECT_FALSE(q.queue.connected());
     }
     EXPECT_EQ(t.target.controller_count(), 0u);
+}
+
+TEST(Connect, EmptyHostNqnIsAnAnonymousHostThatOnlyAnyHostSubsystemsAccept) {
+    UnitTarget t; // allows any host
+    TestQueue anon(t.target, t.port);
+    EXPECT_EQ(admin_connect(t, anon, kNqn, "").status, 0);
+    EXPECT_EQ(t.target.controller_count(), 1u);
+
+    UnitTarget listed;
+    listed.subsys->set_allow_any_host(false);
+    listed.subsys->allow_host(kHost);
+    TestQueue refused(listed.target, listed.port);
+    auto cqe = admin_connect(listed, refused, kNqn, "");
+    EXPECT_EQ(sct(cqe), NVME_SCT_CMD_SPECIFIC);
+    EXPECT_EQ(sc(cqe), NVME_SC_CONNECT_INVALID_HOST);
+    EXPECT_EQ(listed.target.controller_count(), 0u);
 }
 
 TEST(Connect, HostNotOnTheAllowListIsInvalidHost) {

@@ -37,10 +37,6 @@ void execute_set_features(Request &req) {
     case NVME_FEAT_FID_VOLATILE_WC:
         ctrl.volatile_write_cache = v & 1;
         break;
-    case NVME_FEAT_FID_HOST_ID:
-        // Over fabrics the host identifier comes from Connect and cannot change.
-        req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
-        break;
     default:
         req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
     }
@@ -72,8 +68,27 @@ void execute_get_features(Request &req) {
     complete(req);
 }
 
+// The features this controller implements (Get and Set).
+bool feature_supported(uint8_t fid) {
+    switch (fid) {
+    case NVME_FEAT_FID_NUM_QUEUES:
+    case NVME_FEAT_FID_KATO:
+    case NVME_FEAT_FID_ASYNC_EVENT:
+    case NVME_FEAT_FID_VOLATILE_WC:
+    case NVME_FEAT_FID_HOST_ID:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool parse_features(Request &req, bool set) {
     uint8_t fid = req.cmd.cdw10 & 0xFF;
+    // The identifier first: an unsupported feature is Invalid Field whatever data the host sent
+    // with it (LBA Range Type, Timestamp, ... carry a buffer; its length is not the error).
+    if (!feature_supported(fid)) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    if (set && fid == NVME_FEAT_FID_HOST_ID) // over fabrics it comes from Connect, fixed
+        return fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
     if (set && (req.cmd.cdw10 & (1u << 31)))
         return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_FEATURE_NOT_SAVEABLE);
     if (!set && ((req.cmd.cdw10 >> 8) & 0x7) == 2) // saved values: there are none

@@ -23,13 +23,17 @@ std::string nqn_field(const char *field) {
     return std::string(field, strnlen(field, NVME_NQN_LENGTH));
 }
 
-// The host NQN must be NUL terminated within its 256 bytes and well formed.
+// The host NQN must be NUL terminated within its 256 bytes and well formed, or empty: SPDK's
+// initiator connects with an empty host NQN by default, and nvmet and SPDK's target accept it
+// where any host may connect. Whether that is allowed is the subsystem's decision (an empty NQN
+// is never on a host list), made in connect_admin.
 bool check_host_nqn(Request &req, const nvmf_connect_data &data, std::string &hostnqn) {
     if (strnlen(data.hostnqn, NVME_NQN_LENGTH) == NVME_NQN_LENGTH) {
         fail_connect_param(req, true, offsetof(nvmf_connect_data, hostnqn));
         return false;
     }
     hostnqn = nqn_field(data.hostnqn);
+    if (hostnqn.empty()) return true;
     if (auto why = check_nqn(hostnqn); !why.empty()) {
         skiff::log::get("nvmeof")->warn("connect from {} rejected: host NQN: {}",
                                         req.queue->transport().peer_name(), why);
@@ -48,7 +52,7 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
     if (data.cntlid != 0xFFFF) return fail_connect_param(req, true, offsetof(nvmf_connect_data, cntlid));
     if (!subsys->host_allowed(hostnqn)) {
         log->warn("connect from {} rejected: host {} is not allowed on {}", q.transport().peer_name(),
-                  hostnqn, subsys->nqn());
+                  hostnqn.empty() ? "(empty host NQN)" : hostnqn, subsys->nqn());
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST);
         return;
     }

@@ -100,7 +100,9 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.mdts = mdts_field(limits);
     id.cntlid = ctrl.cntlid();
     id.ver = ctrl.vs();
-    id.ctratt = NVME_CTRL_CTRATT_128_ID;
+    // Traffic Based Keep Alive: every command received on any of the association's queues
+    // restarts the Keep Alive timer (Queue::prepare), so a busy host needs no Keep Alive.
+    id.ctratt = NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS;
     id.cntrltype = ctrl.is_discovery() ? NVME_CTRL_CNTRLTYPE_DISCOVERY : NVME_CTRL_CNTRLTYPE_IO;
     id.acl = 3;
     id.aerl = static_cast<uint8_t>(limits.aer_limit - 1);

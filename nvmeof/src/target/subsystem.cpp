@@ -68,6 +68,7 @@ std::vector<std::string> Subsystem::allowed_hosts() const {
 
 bool Subsystem::host_allowed(std::string_view hostnqn) const {
     if (allow_any_host_ || is_discovery()) return true;
+    if (hostnqn.empty()) return false; // an anonymous host is never one of a list
     std::lock_guard lock(mu_);
     return std::find(allowed_hosts_.begin(), allowed_hosts_.end(), hostnqn) != allowed_hosts_.end();
 }
