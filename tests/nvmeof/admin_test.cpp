@@ -190,6 +190,25 @@ TEST(KeepAlive, ExpiryTearsDownTheAssociationAndTrafficKeepsItAlive) {
     EXPECT_FALSE(io.queue.poll(11900));
 }
 
+TEST(KeepAlive, CommandsTheTransportRefusesAreTrafficAndTakeTheirSlot) {
+    // A fuzzer's commands mostly fail the transport's SGL checks; each still arrived, so it
+    // restarts the Keep Alive timer (TBKAS) and moves SQHD like any other.
+    UnitTarget t;
+    TestQueue admin(t.target, t.port);
+    admin.queue.poll(10000);
+    t.bring_up(admin, 1000); // KATO 1 s
+    uint16_t before = admin.run(admin_sqe(nvme_admin_keep_alive)).sq_head;
+    const uint16_t bad_sgl = w::Status::make(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_TYPE, true);
+    for (uint64_t now = 10500; now <= 13000; now += 500) {
+        admin.queue.poll(now);
+        w::Cqe c = admin.refuse(admin_sqe(nvme_admin_identify), bad_sgl);
+        EXPECT_EQ(c.status, bad_sgl);
+        EXPECT_EQ(c.sq_head, ++before % admin.queue.depth());
+        EXPECT_TRUE(admin.queue.poll(now + 400)) << "torn down at " << now + 400 << " ms";
+    }
+    EXPECT_FALSE(admin.queue.poll(14500)); // then silence: expiry as usual
+}
+
 } // namespace
 } // namespace skiff::test
 

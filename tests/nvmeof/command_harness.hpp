@@ -51,6 +51,14 @@ class TestQueue : public tgt::TransportOps {
             queue.complete(slot.req);
         return slot.req;
     }
+    // A command the transport refuses before parsing it (e.g. its SGL), with `status`.
+    w::Cqe refuse(const w::Sqe &sqe, uint16_t status) {
+        auto &slot = slots.emplace_back();
+        slot.req.cmd = sqe;
+        queue.fail_before_prepare(slot.req, status);
+        queue.complete(slot.req);
+        return slot.req.cqe;
+    }
     // Submits and expects exactly this command to complete now; returns its CQE.
     w::Cqe run(const w::Sqe &sqe, uint32_t len = 0, const void *out = nullptr) {
         size_t before = completed.size();

@@ -361,8 +361,7 @@ void RdmaQueuePair::start_request(RdmaRequest &req, uint16_t recv, uint32_t byte
     req.buf_cap = max_transfer_;
     set_state(req, RdmaRequestState::kExecuting);
     if (req.sgl.status) {
-        req.queue = &queue_;
-        req.set_status(req.sgl.status);
+        queue_.fail_before_prepare(req, req.sgl.status);
         return queue_.complete(req);
     }
     req.data_len = req.sgl.length;

@@ -27,11 +27,22 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
     ctrl_->attach_queue(this);
 }
 
-bool Queue::prepare(Request &req) {
+// Every command received: it consumed an SQ slot and, Traffic Based Keep Alive, it restarts the
+// association's Keep Alive timer.
+void Queue::admit(Request &req) {
     req.queue = this;
     req.cqe = {};
     sq_head_ = static_cast<uint16_t>(sq_head_ == sqsize_ ? 0 : sq_head_ + 1);
     if (ctrl_) ctrl_->touch(now_ms_);
+}
+
+void Queue::fail_before_prepare(Request &req, uint16_t status) {
+    admit(req);
+    req.set_status(status);
+}
+
+bool Queue::prepare(Request &req) {
+    admit(req);
 
     if (fused_first && req.cmd.fuse() != 2) {
         // A fused first half must be followed at once by its second half; it was not.

@@ -334,8 +334,7 @@ void TcpQueuePair::handle_capsule() {
     uint32_t in_capsule = rx_data_len_;
     uint16_t sgl_status = check_sgl(*req, in_capsule);
     if (sgl_status) {
-        req->queue = &queue_;
-        req->set_status(sgl_status);
+        queue_.fail_before_prepare(*req, sgl_status);
         req->prepared = false;
     } else {
         req->prepared = queue_.prepare(*req);

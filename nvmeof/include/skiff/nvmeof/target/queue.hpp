@@ -52,6 +52,10 @@ class Queue {
     // already failed (req's status is set): the transport then only drains in-capsule data
     // and calls complete(). data_len must hold the SGL length.
     bool prepare(Request &req);
+    // For a command the transport fails before prepare() (its SGL is not one the transport
+    // takes): it still took a submission queue slot (SQHD moves) and is traffic that restarts
+    // the Keep Alive timer. Sets req's status; the transport then calls complete().
+    void fail_before_prepare(Request &req, uint16_t status);
     // Runs a prepared command whose data (if any) is in req.buf. It may complete later, from
     // a backend completion on this queue's poll group thread.
     void execute(Request &req);
@@ -110,6 +114,7 @@ class Queue {
     Request *fused_first = nullptr;
 
   private:
+    void admit(Request &req);
     void drop_deferred();
 
     Target &target_;
