@@ -11,6 +11,7 @@
 #include <string>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace skiff::core::mem {
@@ -23,6 +24,7 @@ constexpr size_t page_size = 4096;
 struct LivenessPage {
     uint64_t magic;
     int32_t pid;           // the exporter process (tgid)
+    int32_t robust;        // 1: the mutex below is locked and the kernel will mark its owner's death
     pthread_mutex_t mutex; // robust, process-shared; locked by the exporting thread forever
 };
 static_assert(sizeof(LivenessPage) <= page_size);
@@ -38,6 +40,15 @@ struct ThreadPage {
     int fd = -1;
 };
 thread_local ThreadPage this_thread_page;
+
+// Whether the kernel walks this thread's robust-futex list when it exits. Not under qemu-user,
+// which refuses set_robust_list (ENOSYS): a guest's list lives in guest memory the host kernel
+// cannot walk, so the lock word would name a dead owner forever.
+bool robust_list_registered() {
+    void *head = nullptr;
+    size_t len = 0;
+    return syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head != nullptr;
+}
 
 Result<int> create_page() {
     int fd = memfd_create("skiff-exporter-liveness", MFD_CLOEXEC);
@@ -61,9 +72,12 @@ Result<int> create_page() {
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
     pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(&page->mutex, &attr);
+    // Without a robust list the word stays 0 (no owner) and importers ask /proc on every access:
+    // correct, slower, and only where the kernel cannot help (emulators).
+    if (robust_list_registered() && pthread_mutex_init(&page->mutex, &attr) == 0 &&
+        pthread_mutex_lock(&page->mutex) == 0) // never unlocked: the kernel marks it at thread exit
+        page->robust = 1;
     pthread_mutexattr_destroy(&attr);
-    pthread_mutex_lock(&page->mutex); // never unlocked: the kernel marks it when this thread exits
     return fd;
 }
 
@@ -133,6 +147,7 @@ Result<std::unique_ptr<LivenessView>> LivenessView::attach(pid_t exporter, int f
     v->word_ = lock_word(&page->mutex);
     v->proc_dir_ = proc_dir;
     v->pid_ = exporter;
+    v->robust_ = page->robust == 1;
     return v;
 }
 
@@ -154,10 +169,11 @@ bool LivenessView::confirm_alive() const {
         return false;
     }
     if (!warned_.exchange(true))
-        skiff::log::get("mem")->info(
-            "import from pid {}: the thread that exported ended but the process lives; "
-            "checking the exporter with a system call per access from now on",
-            pid_);
+        skiff::log::get("mem")->info("import from pid {}: {}; checking the exporter with a system call per "
+                                     "access from now on",
+                                     pid_,
+                                     robust_ ? "the thread that exported ended but the process lives"
+                                             : "the exporter has no robust futex list (an emulator?)");
     return true;
 }
 

@@ -10,7 +10,8 @@
 // The word tracks the exporting thread, not the process. When it reports death, the importer
 // confirms through the exporter's /proc directory (opened at
 // import; one openat and read); if only the thread ended, the process is alive
-// and every later access pays that poll (correct, slower; logged once).
+// and every later access pays that poll (correct, slower; logged once). The same holds from the
+// start when the exporter has no robust futex list (qemu-user refuses set_robust_list).
 #pragma once
 
 #include <skiff/core/status.hpp>
@@ -46,6 +47,7 @@ class LivenessView {
     void *page_ = nullptr;
     int proc_dir_ = -1; // the exporter's /proc/<pid> directory
     pid_t pid_ = 0;
+    bool robust_ = false; // the exporter's kernel marks the lock word when its thread dies
     mutable std::atomic<bool> dead_{false};
     mutable std::atomic<bool> warned_{false};
 };
