@@ -11,8 +11,10 @@ case "$flavour" in
   release) dir=build;       args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   debug)   dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
   asan)    dir=build-asan;  args=(-DCMAKE_BUILD_TYPE=Debug -DSKIFF_SANITIZE=ON -DSKIFF_BUILD_BENCH=OFF) ;;
-  # Benchmarks off: CI builds this flavour from a cold cache on 2 cores and only runs its tests.
-  arm64)   dir=build-arm64; args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_BUILD_BENCH=OFF
+  # Benchmarks and debug info off: CI builds this flavour from a cold cache on 2 cores and only
+  # runs its tests (-g costs about a third of the compile time); -O2 as in the release flavour.
+  arm64)   dir=build-arm64; args=(-DCMAKE_BUILD_TYPE=Release -DSKIFF_BUILD_BENCH=OFF
+                                  "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG"
                                   -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-linux-gnu.cmake)
            scripts/install-deps-arm64.sh >&2 ;;
   *) echo "usage: $0 [release|debug|asan|arm64]" >&2; exit 2 ;;
