@@ -529,5 +529,78 @@ TEST(TcpTransport, ManyPdusPerReadAndPdusSplitAtEveryByte) {
     EXPECT_EQ(back, data);
 }
 
+uint32_t load_u32(const uint8_t *p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+// A burst of 128 KiB reads arrives in one segment: one receive pass of the target queues 3 MiB
+// of C2HData, far more than the socket takes at once, so the send queue resumes partial sends
+// (mid-header, mid-payload, mid-digest) over many sendmsg calls. Every C2HData must still carry
+// exactly its command's data (one PDU, DATAO 0, DATAL 128 KiB, PLEN = PDO + DATAL + data
+// digest) with correct header and data digests, and every command completes once, after its data.
+TEST(TcpTransport, BurstOfLargeReadsResumesPartialSendsWithExactPdusAndDigests) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    bring_up_io(io, cntlid, wt::kDgstHeader | wt::kDgstData);
+
+    constexpr int kIos = 24;
+    constexpr uint32_t kLen = 128 * 1024, kBlocks = kLen / 512;
+    std::vector<uint8_t> pattern(kLen);
+    for (uint32_t i = 0; i < kLen; ++i) pattern[i] = static_cast<uint8_t>(i * 7 + i / 4096);
+    for (int i = 0; i < kIos; ++i) {
+        pattern[0] = static_cast<uint8_t>(i); // each command's data differs
+        w::Sqe s = rw(nvme_cmd_write, uint64_t(i) * kBlocks, kBlocks);
+        ASSERT_EQ(io.command(s, nullptr, 0, pattern.data(), kLen, false).status, 0);
+    }
+
+    set_cork(io, 1);
+    for (int i = 0; i < kIos; ++i) {
+        w::Sqe s = rw(nvme_cmd_read, uint64_t(i) * kBlocks, kBlocks);
+        s.cid = static_cast<uint16_t>(400 + i);
+        io.send_command(s, nullptr, 0, kLen);
+    }
+    set_cork(io, 0);
+    std::vector<int> data_pdus(kIos, 0), responses(kIos, 0);
+    for (int done = 0; done < kIos;) {
+        auto pdu = io.recv_pdu();
+        ASSERT_TRUE(pdu.has_value());
+        ASSERT_TRUE(pdu->ch.flags & wt::kFlagHdgst);
+        EXPECT_EQ(nvmeof::crc32c(pdu->bytes.data(), pdu->ch.hlen),
+                  load_u32(pdu->bytes.data() + pdu->ch.hlen));
+        if (pdu->ch.type == wt::kC2HData) {
+            const auto &d = pdu->as<wt::DataPdu>();
+            ASSERT_GE(d.cccid, 400);
+            ASSERT_LT(d.cccid, 400 + kIos);
+            int i = d.cccid - 400;
+            ++data_pdus[i];
+            EXPECT_EQ(d.ch.flags & (wt::kFlagDataLast | wt::kFlagDdgst), wt::kFlagDataLast | wt::kFlagDdgst);
+            EXPECT_EQ(d.datao, 0u);
+            ASSERT_EQ(d.datal, kLen);
+            ASSERT_EQ(d.ch.plen, d.ch.pdo + kLen + 4u);
+            const uint8_t *data = pdu->bytes.data() + d.ch.pdo;
+            EXPECT_EQ(nvmeof::crc32c(data, kLen), load_u32(data + kLen)) << "data digest of command " << i;
+            pattern[0] = static_cast<uint8_t>(i);
+            EXPECT_EQ(std::memcmp(data, pattern.data(), kLen), 0) << "data of command " << i;
+            continue;
+        }
+        ASSERT_EQ(pdu->ch.type, wt::kCapsuleResp);
+        const auto &cqe = pdu->as<wt::CapsuleResp>().cqe;
+        EXPECT_EQ(cqe.status, 0);
+        ASSERT_GE(cqe.cid, 400);
+        ASSERT_LT(cqe.cid, 400 + kIos);
+        EXPECT_EQ(data_pdus[cqe.cid - 400], 1) << "the response follows its data";
+        ++responses[cqe.cid - 400];
+        ++done;
+    }
+    for (int i = 0; i < kIos; ++i) {
+        EXPECT_EQ(data_pdus[i], 1) << "command " << i;
+        EXPECT_EQ(responses[i], 1) << "command " << i;
+    }
+}
+
 } // namespace
 } // namespace skiff::test
