@@ -280,8 +280,13 @@ class RatioReporter : public benchmark::ConsoleReporter {
             double in = rate("BM_DmaMemcpy", "/inline", size), th = rate("BM_DmaMemcpy", "/thread", size);
             double ntf = rate("BM_DmaMemcpyNotified", "/thread", size);
             if (cpu <= 0) continue;
-            std::printf("%-9zu %11.2f %11.2f %7.1f%% %11.2f %7.1f%%", size, cpu / 1e9, in / 1e9,
-                        100.0 * in / cpu, th / 1e9, 100.0 * th / cpu);
+            std::printf("%-9zu %11.2f", size, cpu / 1e9);
+            for (double dma : {in, th}) { // "-" for an engine whose benchmark was filtered out
+                if (dma > 0)
+                    std::printf(" %11.2f %7.1f%%", dma / 1e9, 100.0 * dma / cpu);
+                else
+                    std::printf(" %11s %8s", "-", "-");
+            }
             if (ntf > 0) std::printf(" %13.2f %7.1f%%", ntf / 1e9, 100.0 * ntf / cpu);
             std::printf("\n");
         }
