@@ -17,6 +17,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 using skiff::test::DmaFixture;
 using skiff::test::progress_until_state;
@@ -202,4 +204,83 @@ TEST(DmaEngineThreads, ThreadedContextsShareOneWorkerAndInlineOnesUseNone) {
     for (doca_dma *dma : dmas) EXPECT_EQ(doca_dma_destroy(dma), DOCA_SUCCESS);
     EXPECT_EQ(doca_pe_destroy(pe), DOCA_SUCCESS);
     EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+}
+
+// Threaded contexts started and stopped on two threads at once, while the shared worker serves the
+// other one: attach/detach publish new lists under the worker's sweeps; every copy still lands and
+// no stopped context is touched (a use after free shows under ASan).
+TEST(DmaEngineThreads, ContextsComingAndGoingWhileTheWorkerRunsLoseNothing) {
+    static constexpr int kRounds = 100;
+    static constexpr uint32_t kCopies = 32;
+    static constexpr size_t kLen = 2048;
+    // Devices are opened here: opening one sets SKIFF_SIDE for a moment, not a thing to race.
+    doca_dev *devs[2] = {skiff::test::open_dpu_p0(), skiff::test::open_dpu_p0()};
+    ASSERT_NE(devs[0], nullptr);
+    ASSERT_NE(devs[1], nullptr);
+    auto one_thread = [](doca_dev *dev, int seed, long *copied_ok) {
+        std::vector<uint8_t> memory(2 * kCopies * kLen);
+        doca_mmap *mmap = nullptr;
+        ASSERT_EQ(doca_mmap_create(&mmap), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_set_memrange(mmap, memory.data(), memory.size()), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_add_dev(mmap, dev), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_set_permissions(mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_start(mmap), DOCA_SUCCESS);
+        doca_buf_inventory *inv = nullptr;
+        ASSERT_EQ(doca_buf_inventory_create(2 * kCopies, &inv), DOCA_SUCCESS);
+        ASSERT_EQ(doca_buf_inventory_start(inv), DOCA_SUCCESS);
+        doca_pe *pe = nullptr;
+        ASSERT_EQ(doca_pe_create(&pe), DOCA_SUCCESS);
+        doca_dma *dma = nullptr;
+        ASSERT_EQ(doca_dma_create(dev, &dma), DOCA_SUCCESS);
+        ASSERT_EQ(skiff_dma_set_engine(dma, SKIFF_DMA_ENGINE_THREAD), DOCA_SUCCESS);
+        auto on_done = [](doca_dma_task_memcpy *task, doca_data, doca_data ctx_ud) {
+            doca_task *t = doca_dma_task_memcpy_as_task(task);
+            if (doca_task_get_status(t) == DOCA_SUCCESS) ++*static_cast<long *>(ctx_ud.ptr);
+            doca_task_free(t);
+        };
+        doca_data ud{};
+        ud.ptr = copied_ok;
+        ASSERT_EQ(doca_ctx_set_user_data(doca_dma_as_ctx(dma), ud), DOCA_SUCCESS);
+        ASSERT_EQ(doca_dma_task_memcpy_set_conf(dma, on_done, on_done, kCopies), DOCA_SUCCESS);
+        ASSERT_EQ(doca_pe_connect_ctx(pe, doca_dma_as_ctx(dma)), DOCA_SUCCESS);
+        std::vector<doca_buf *> src(kCopies), dst(kCopies);
+        for (int round = 0; round < kRounds; ++round) {
+            for (size_t i = 0; i < kCopies * kLen; ++i)
+                memory[i] = static_cast<uint8_t>(i * 31 + round + seed);
+            ASSERT_EQ(doca_ctx_start(doca_dma_as_ctx(dma)), DOCA_SUCCESS);
+            const long before = *copied_ok;
+            for (uint32_t i = 0; i < kCopies; ++i) {
+                uint8_t *s = memory.data() + i * kLen, *d = memory.data() + (kCopies + i) * kLen;
+                ASSERT_EQ(doca_buf_inventory_buf_get_by_args(inv, mmap, s, kLen, s, kLen, &src[i]),
+                          DOCA_SUCCESS);
+                ASSERT_EQ(doca_buf_inventory_buf_get_by_args(inv, mmap, d, kLen, d, 0, &dst[i]),
+                          DOCA_SUCCESS);
+                doca_dma_task_memcpy *task = nullptr;
+                ASSERT_EQ(doca_dma_task_memcpy_alloc_init(dma, src[i], dst[i], doca_data{}, &task),
+                          DOCA_SUCCESS);
+                ASSERT_EQ(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_SUCCESS);
+            }
+            for (long spin = 0; spin < 100000000L && *copied_ok - before < kCopies; ++spin)
+                if (!doca_pe_progress(pe)) std::this_thread::yield();
+            ASSERT_EQ(*copied_ok - before, kCopies);
+            ASSERT_EQ(std::memcmp(memory.data(), memory.data() + kCopies * kLen, kCopies * kLen), 0) << round;
+            for (uint32_t i = 0; i < kCopies; ++i) {
+                doca_buf_dec_refcount(src[i], nullptr);
+                doca_buf_dec_refcount(dst[i], nullptr);
+            }
+            ASSERT_EQ(doca_ctx_stop(doca_dma_as_ctx(dma)), DOCA_SUCCESS);
+            skiff::test::progress_all(pe);
+        }
+        EXPECT_EQ(doca_dma_destroy(dma), DOCA_SUCCESS);
+        EXPECT_EQ(doca_pe_destroy(pe), DOCA_SUCCESS);
+        EXPECT_EQ(doca_buf_inventory_destroy(inv), DOCA_SUCCESS);
+        EXPECT_EQ(doca_mmap_destroy(mmap), DOCA_SUCCESS);
+    };
+    long copied[2] = {0, 0};
+    std::thread other(one_thread, devs[1], 1, &copied[1]);
+    one_thread(devs[0], 2, &copied[0]);
+    other.join();
+    for (doca_dev *dev : devs) EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+    EXPECT_EQ(copied[0], long{kRounds} * kCopies);
+    EXPECT_EQ(copied[1], long{kRounds} * kCopies);
 }
