@@ -1,8 +1,11 @@
-// DMA engine micro-benchmarks: memcpy-task throughput for 64 B .. 1 MiB next to a plain memcpy of
-// the same sizes over the same buffers, and the cost per task of submit + progress + callback.
-// At the end it prints the DMA / memcpy throughput ratio per size (medians with
-// --benchmark_repetitions=N). Measures only; never fails. Two spinning threads (the application
-// and the engine's worker) need two free cores: on a busy machine the DMA numbers drop.
+// DMA engine micro-benchmarks, for both emulated engines (inline: copies run inside
+// doca_pe_progress; thread: on the shared worker thread): memcpy-task throughput for 64 B .. 1 MiB
+// next to a plain memcpy of the same sizes over the same buffers, and the cost per task of
+// submit + progress + callback. At the end it prints, for 4 KiB .. 1 MiB, each engine's DMA /
+// memcpy throughput ratio (medians with --benchmark_repetitions=N) and the overhead per 4 KiB task
+// (the DMA task's time minus the memcpy's). Measures only; never fails. The threaded engine's two
+// spinning threads (the application and the worker) need two free cores: on a busy machine its
+// numbers drop.
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
@@ -35,8 +38,9 @@ constexpr uint32_t kMaxTasks = 256; // deepest pipeline of the overhead benchmar
 // Every completion empties the destination and resubmits the task while `resubmit` is set.
 class DmaRig {
   public:
-    DmaRig(size_t slot_size, uint32_t slots)
-        : slot_(slot_size), slots_(slots), memory_(2 * slots * slot_size), src_(slots), dst_(slots) {
+    DmaRig(size_t slot_size, uint32_t slots, skiff_dma_engine_kind engine)
+        : slot_(slot_size), slots_(slots), engine_(engine), memory_(2 * slots * slot_size), src_(slots),
+          dst_(slots) {
         std::memset(memory_.data(), 0x3c, memory_.size());
         ok_ = open_device() && doca_mmap_create(&mmap_) == DOCA_SUCCESS &&
               doca_mmap_set_memrange(mmap_, memory_.data(), memory_.size()) == DOCA_SUCCESS &&
@@ -133,7 +137,8 @@ class DmaRig {
     bool configure() {
         doca_data ud{};
         ud.ptr = this;
-        return doca_ctx_set_user_data(doca_dma_as_ctx(dma_), ud) == DOCA_SUCCESS &&
+        return skiff_dma_set_engine(dma_, engine_) == DOCA_SUCCESS &&
+               doca_ctx_set_user_data(doca_dma_as_ctx(dma_), ud) == DOCA_SUCCESS &&
                doca_dma_task_memcpy_set_conf(dma_, on_done, on_done, slots_) == DOCA_SUCCESS &&
                doca_pe_connect_ctx(pe_, doca_dma_as_ctx(dma_)) == DOCA_SUCCESS;
     }
@@ -151,6 +156,7 @@ class DmaRig {
 
     size_t slot_;
     uint32_t slots_;
+    skiff_dma_engine_kind engine_;
     std::vector<uint8_t> memory_;
     bool ok_ = false;
     doca_dev *dev_ = nullptr;
@@ -176,9 +182,10 @@ void BM_Memcpy(benchmark::State &state) {
 }
 
 // Throughput: kDepth copies in flight, one completion per iteration.
+template <skiff_dma_engine_kind Engine>
 void BM_DmaMemcpy(benchmark::State &state) {
     const size_t size = static_cast<size_t>(state.range(0));
-    DmaRig rig(size, kDepth);
+    DmaRig rig(size, kDepth, Engine);
     if (!rig.ok()) return state.SkipWithError("DMA setup failed");
     rig.launch();
     for (auto _ : state) rig.complete_one();
@@ -186,9 +193,10 @@ void BM_DmaMemcpy(benchmark::State &state) {
 }
 
 // The same in notification mode: the application thread sleeps in poll() between completions.
+template <skiff_dma_engine_kind Engine>
 void BM_DmaMemcpyNotified(benchmark::State &state) {
     const size_t size = static_cast<size_t>(state.range(0));
-    DmaRig rig(size, kDepth);
+    DmaRig rig(size, kDepth, Engine);
     if (!rig.ok()) return state.SkipWithError("DMA setup failed");
     rig.launch();
     for (auto _ : state) rig.complete_one_notified();
@@ -196,20 +204,55 @@ void BM_DmaMemcpyNotified(benchmark::State &state) {
 }
 
 // Cost per task of submit + engine + progress + callback, for an 8-byte copy, with the given number
-// of tasks in flight: 1 is a round trip through the worker thread, more pipelines.
+// of tasks in flight: for the threaded engine 1 is a round trip through the worker, more pipelines.
+template <skiff_dma_engine_kind Engine>
 void BM_TaskOverhead(benchmark::State &state) {
     const auto depth = static_cast<uint32_t>(state.range(0));
-    DmaRig rig(8, depth);
+    DmaRig rig(8, depth, Engine);
     if (!rig.ok()) return state.SkipWithError("DMA setup failed");
     rig.launch();
     for (auto _ : state) rig.complete_one();
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 
+constexpr auto kInline = SKIFF_DMA_ENGINE_INLINE;
+constexpr auto kThread = SKIFF_DMA_ENGINE_THREAD;
+
 BENCHMARK(BM_Memcpy)->RangeMultiplier(4)->Range(64, kMaxSize)->UseRealTime();
-BENCHMARK(BM_DmaMemcpy)->RangeMultiplier(4)->Range(64, kMaxSize)->UseRealTime();
-BENCHMARK(BM_DmaMemcpyNotified)->RangeMultiplier(16)->Range(4096, kMaxSize)->UseRealTime();
-BENCHMARK(BM_TaskOverhead)->Arg(1)->Arg(kDepth)->Arg(64)->Arg(kMaxTasks)->UseRealTime();
+BENCHMARK(BM_DmaMemcpy<kInline>)
+    ->Name("BM_DmaMemcpy/inline")
+    ->RangeMultiplier(4)
+    ->Range(64, kMaxSize)
+    ->UseRealTime();
+BENCHMARK(BM_DmaMemcpy<kThread>)
+    ->Name("BM_DmaMemcpy/thread")
+    ->RangeMultiplier(4)
+    ->Range(64, kMaxSize)
+    ->UseRealTime();
+BENCHMARK(BM_DmaMemcpyNotified<kInline>)
+    ->Name("BM_DmaMemcpyNotified/inline")
+    ->RangeMultiplier(16)
+    ->Range(4096, kMaxSize)
+    ->UseRealTime();
+BENCHMARK(BM_DmaMemcpyNotified<kThread>)
+    ->Name("BM_DmaMemcpyNotified/thread")
+    ->RangeMultiplier(16)
+    ->Range(4096, kMaxSize)
+    ->UseRealTime();
+BENCHMARK(BM_TaskOverhead<kInline>)
+    ->Name("BM_TaskOverhead/inline")
+    ->Arg(1)
+    ->Arg(kDepth)
+    ->Arg(64)
+    ->Arg(kMaxTasks)
+    ->UseRealTime();
+BENCHMARK(BM_TaskOverhead<kThread>)
+    ->Name("BM_TaskOverhead/thread")
+    ->Arg(1)
+    ->Arg(kDepth)
+    ->Arg(64)
+    ->Arg(kMaxTasks)
+    ->UseRealTime();
 
 // Prints every run as usual and remembers throughputs (the median when repetitions are asked for)
 // for the ratio table.
@@ -227,22 +270,39 @@ class RatioReporter : public benchmark::ConsoleReporter {
             if (median) medians_.insert(name);
         }
     }
+    // 4 KiB .. 1 MiB: throughput and the DMA / memcpy ratio of each engine, then each engine's
+    // overhead per 4 KiB task (its time per task minus memcpy's).
     void print_ratios() const {
-        std::printf("\n%-9s %12s %12s %8s %14s %8s\n", "size", "memcpy GB/s", "dma GB/s", "dma/cpy",
-                    "notified GB/s", "ntf/cpy");
-        for (size_t size = 64; size <= kMaxSize; size *= 4) {
-            double cpu = rate("BM_Memcpy", size), dma = rate("BM_DmaMemcpy", size);
-            double notified = rate("BM_DmaMemcpyNotified", size);
-            if (cpu <= 0 || dma <= 0) continue;
-            std::printf("%-9zu %12.2f %12.2f %7.1f%%", size, cpu / 1e9, dma / 1e9, 100.0 * dma / cpu);
-            if (notified > 0) std::printf(" %14.2f %7.1f%%", notified / 1e9, 100.0 * notified / cpu);
+        std::printf("\n%-9s %11s %11s %8s %11s %8s %13s %8s\n", "size", "memcpy GB/s", "inline GB/s",
+                    "inl/cpy", "thread GB/s", "thr/cpy", "thr ntf GB/s", "ntf/cpy");
+        for (size_t size = 4096; size <= kMaxSize; size *= 4) {
+            double cpu = rate("BM_Memcpy", "", size);
+            double in = rate("BM_DmaMemcpy", "/inline", size), th = rate("BM_DmaMemcpy", "/thread", size);
+            double ntf = rate("BM_DmaMemcpyNotified", "/thread", size);
+            if (cpu <= 0) continue;
+            std::printf("%-9zu %11.2f", size, cpu / 1e9);
+            for (double dma : {in, th}) { // "-" for an engine whose benchmark was filtered out
+                if (dma > 0)
+                    std::printf(" %11.2f %7.1f%%", dma / 1e9, 100.0 * dma / cpu);
+                else
+                    std::printf(" %11s %8s", "-", "-");
+            }
+            if (ntf > 0) std::printf(" %13.2f %7.1f%%", ntf / 1e9, 100.0 * ntf / cpu);
             std::printf("\n");
+        }
+        const double cpu = rate("BM_Memcpy", "", 4096);
+        for (const char *engine : {"/inline", "/thread"}) {
+            const double dma = rate("BM_DmaMemcpy", engine, 4096);
+            if (cpu > 0 && dma > 0)
+                std::printf(
+                    "overhead per 4 KiB task, %s engine: %.0f ns (%.0f ns per task, memcpy %.0f ns)\n",
+                    engine + 1, 4096e9 / dma - 4096e9 / cpu, 4096e9 / dma, 4096e9 / cpu);
         }
     }
 
   private:
-    double rate(const char *benchmark, size_t size) const {
-        auto it = rates_.find(std::string(benchmark) + "/" + std::to_string(size) + "/real_time");
+    double rate(const char *benchmark, const char *engine, size_t size) const {
+        auto it = rates_.find(std::string(benchmark) + engine + "/" + std::to_string(size) + "/real_time");
         return it == rates_.end() ? 0.0 : it->second;
     }
 

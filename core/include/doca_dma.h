@@ -123,6 +123,28 @@ struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy 
  */
 doca_error_t skiff_dma_set_completion_order_seed(struct doca_dma *dma, uint64_t seed);
 
+/** Where a DMA context runs its copies (skiff's emulated engine; see skiff_dma_set_engine). */
+enum skiff_dma_engine_kind {
+    /** Inside doca_pe_progress() of the context's progress engine, on its caller's thread. */
+    SKIFF_DMA_ENGINE_INLINE = 0,
+    /** On the process's one shared DMA worker thread, overlapping the application's work. */
+    SKIFF_DMA_ENGINE_THREAD = 1,
+};
+
+/**
+ * Chooses the engine that runs this context's copies. Either way a task completes inside a
+ * doca_pe_progress() call made after its submit, never inside doca_task_submit(). The inline
+ * engine costs a memcpy per task plus the progress call (the default: DOCA applications progress
+ * their PE anyway); the threaded one overlaps copies with the application's work when a core is
+ * free for it, and costs a hand-off between threads per task. The environment variable
+ * SKIFF_DMA_ENGINE=inline|thread sets the default of every new DMA context. IDLE only
+ * (DOCA_ERROR_BAD_STATE otherwise); DOCA_ERROR_INVALID_VALUE for a NULL dma or an unknown kind.
+ */
+doca_error_t skiff_dma_set_engine(struct doca_dma *dma, enum skiff_dma_engine_kind kind);
+
+/** The engine this context runs its copies on. DOCA_ERROR_INVALID_VALUE for NULL arguments. */
+doca_error_t skiff_dma_get_engine(const struct doca_dma *dma, enum skiff_dma_engine_kind *kind);
+
 /**
  * Debug check of the in-flight rule: the digest of every task's source data is taken at submit and
  * compared when the engine runs the task; a difference fails the task with DOCA_ERROR_UNEXPECTED

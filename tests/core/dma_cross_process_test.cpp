@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <atomic>
@@ -118,6 +119,37 @@ TEST_P(DmaCrossProcess, RevokedExportFailsTheTaskAsNotConnected) {
     wait_for(1);
     EXPECT_EQ(done[0].status, DOCA_ERROR_NOT_CONNECTED);
     EXPECT_EQ(data_len(dst), 0u);
+    expect_stopped_by_failure_then_restart();
+    drop_bufs();
+    EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);
+}
+
+// The export is revoked while the importer uses it (the memfd case: through the shared mapping),
+// then the exporter writes new bytes: the next task reading from it fails as NOT_CONNECTED and
+// copies nothing, neither the old pages nor the new ones.
+TEST_P(DmaCrossProcess, RevocationWhileInUseFailsTheNextReadWithoutTouchingItsDestination) {
+    ExporterProcess ex(64 * 1024, "rw", GetParam());
+    doca_mmap *remote = import(ex);
+    ASSERT_NE(remote, nullptr);
+    doca_buf *src = remote_buf(remote, ex.addr, 4096, 4096);
+    doca_buf *dst = buf(0, 4096, 0);
+    for (uint64_t n = 1; n <= 8; ++n) { // in use: these copies go through the import
+        ASSERT_EQ(doca_buf_reset_data_len(dst), DOCA_SUCCESS);
+        submit(src, dst, n);
+        wait_for(n);
+        ASSERT_EQ(done.back().status, DOCA_SUCCESS);
+    }
+    for (size_t i = 0; i < 4096; ++i) ASSERT_EQ(memory[i], exporter_pattern(i)) << i;
+    std::fill(memory.begin(), memory.begin() + 4096, 0xee);
+
+    ASSERT_EQ(ex.command("STOP"), "STOPPED");
+    ASSERT_EQ(ex.command("FILL 90"), "FILLED"); // 0x5a, written after the revocation
+    ASSERT_EQ(doca_buf_reset_data_len(dst), DOCA_SUCCESS);
+    submit(src, dst, 9);
+    wait_for(9);
+    EXPECT_EQ(done.back().status, DOCA_ERROR_NOT_CONNECTED);
+    EXPECT_EQ(data_len(dst), 0u);
+    for (size_t i = 0; i < 4096; ++i) ASSERT_EQ(memory[i], 0xee) << "destination written at " << i;
     expect_stopped_by_failure_then_restart();
     drop_bufs();
     EXPECT_EQ(doca_mmap_destroy(remote), DOCA_SUCCESS);

@@ -37,13 +37,32 @@ doca_dma::doca_dma(doca_dev *dev) : doca_ctx("dma"), dev_(dev) {
         set_completion_order_seed(seed);
         logger().info("dma ctx: completions delivered out of order (seed {})", seed);
     }
-    if (inflight_check_from_environment()) engine_.set_inflight_check(true);
+    if (inflight_check_from_environment()) executor_.set_inflight_check(true);
+    set_engine_kind(skiff::core::dma::default_engine_kind());
 }
 
 doca_dma::~doca_dma() = default;
 
 doca_error_t doca_dma::on_start() {
-    engine_.start(memcpy_kind.capacity());
+    executor_.prepare();
+    engine_->start(memcpy_kind.capacity());
+    logger().debug("dma ctx: {} engine", skiff::core::dma::engine_kind_name(kind_));
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma::set_engine_kind(skiff_dma_engine_kind kind) {
+    if (kind != SKIFF_DMA_ENGINE_INLINE && kind != SKIFF_DMA_ENGINE_THREAD) {
+        logger().error("skiff_dma_set_engine: {} is not an engine (SKIFF_DMA_ENGINE_INLINE or _THREAD)",
+                       static_cast<int>(kind));
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (state() != DOCA_CTX_STATE_IDLE) {
+        logger().error("skiff_dma_set_engine: the engine is chosen while the ctx is IDLE");
+        return DOCA_ERROR_BAD_STATE;
+    }
+    kind_ = kind;
+    engine_ = kind == SKIFF_DMA_ENGINE_THREAD ? static_cast<skiff::core::dma::DmaEngine *>(&threaded_engine_)
+                                              : &inline_engine_;
     return DOCA_SUCCESS;
 }
 
@@ -57,8 +76,8 @@ doca_error_t doca_dma::validate(const doca_task *task) const {
 
 void doca_dma::execute(doca_task *task) {
     auto *t = static_cast<doca_dma_task_memcpy *>(task);
-    if (engine_.checks_inflight_sources()) t->source_digest = skiff::core::dma::source_digest(t->src);
-    engine_.submit(t);
+    if (executor_.checks_inflight_sources()) t->source_digest = skiff::core::dma::source_digest(t->src);
+    engine_->submit(t);
 }
 
 // ---- doca_dma.h
@@ -187,19 +206,30 @@ doca_error_t skiff_dma_set_completion_order_seed(doca_dma *dma, uint64_t seed) {
 doca_error_t skiff_dma_set_inflight_check(doca_dma *dma, int enabled) {
     if (!dma) return DOCA_ERROR_INVALID_VALUE;
     if (dma->state() != DOCA_CTX_STATE_IDLE) return DOCA_ERROR_BAD_STATE;
-    dma->engine().set_inflight_check(enabled != 0);
+    dma->executor().set_inflight_check(enabled != 0);
     return DOCA_SUCCESS;
 }
 
 doca_error_t skiff_dma_hold_engine(doca_dma *dma, int held) {
     if (!dma) return DOCA_ERROR_INVALID_VALUE;
-    dma->engine().hold(held != 0);
+    dma->executor().hold(held != 0);
     return DOCA_SUCCESS;
 }
 
 doca_error_t skiff_dma_inject_fatal_error(doca_dma *dma, uint32_t nth, doca_error_t status) {
     if (!dma || status == DOCA_SUCCESS) return DOCA_ERROR_INVALID_VALUE;
-    dma->engine().inject_fatal(nth, status);
+    dma->executor().inject_fatal(nth, status);
+    return DOCA_SUCCESS;
+}
+
+doca_error_t skiff_dma_set_engine(doca_dma *dma, skiff_dma_engine_kind kind) {
+    if (!dma) return DOCA_ERROR_INVALID_VALUE;
+    return dma->set_engine_kind(kind);
+}
+
+doca_error_t skiff_dma_get_engine(const doca_dma *dma, skiff_dma_engine_kind *kind) {
+    if (!dma || !kind) return DOCA_ERROR_INVALID_VALUE;
+    *kind = dma->engine_kind();
     return DOCA_SUCCESS;
 }
 

@@ -1,8 +1,12 @@
 // doca_dma: the DMA context. Memcpy tasks come from a fixed pool sized by set_conf, go to the
-// context's emulated engine (dma_engine.hpp) and come back through doca_pe_progress().
+// context's emulated engine (inline or threaded, dma_engine.hpp) and come back through
+// doca_pe_progress().
 #pragma once
 
 #include "dma/dma_engine.hpp"
+#include "dma/dma_executor.hpp"
+#include "dma/inline_dma_engine.hpp"
+#include "dma/threaded_dma_engine.hpp"
 #include "exec/context.hpp"
 #include "exec/task.hpp"
 
@@ -21,22 +25,33 @@ struct doca_dma final : doca_ctx {
 
     doca_dev *dev() const { return dev_; }
     skiff::core::TypedTaskKind<doca_dma_task_memcpy> memcpy_kind{"dma memcpy"};
-    skiff::core::dma::DmaEngine &engine() { return engine_; }
+    skiff::core::dma::DmaExecutor &executor() { return executor_; }
+    skiff_dma_engine_kind engine_kind() const { return kind_; }
+    // IDLE only.
+    doca_error_t set_engine_kind(skiff_dma_engine_kind kind);
 
-    // ---- called by the engine's worker thread
+    // ---- called by the engines
+    // Worker thread: a batch finished.
     void engine_completed() const { notify_pe(); }
+    // PE thread: a task was queued for the next progress call.
+    void submitted_ready_work() const { notify_pe_from_pe_thread(); }
+    // Any thread.
     void engine_failed_fatally() { request_fatal_stop(); }
 
   protected:
     doca_error_t on_start() override;
-    void on_stop_requested() override { engine_.flush(); }
-    void on_stopped() override { engine_.stop(); }
+    void on_stop_requested() override { executor_.flush(); }
+    void on_stopped() override { engine_->stop(); }
     doca_error_t validate(const doca_task *task) const override;
     void execute(doca_task *task) override;
-    doca_task *poll_completion() override { return engine_.poll(); }
-    bool completions_pending() const override { return engine_.has_completions(); }
+    doca_task *poll_completion() override { return engine_->poll(); }
+    bool completions_pending() const override { return engine_->has_completions(); }
 
   private:
     doca_dev *dev_;
-    skiff::core::dma::DmaEngine engine_{*this};
+    skiff::core::dma::DmaExecutor executor_{*this};
+    skiff::core::dma::InlineDmaEngine inline_engine_{executor_};
+    skiff::core::dma::ThreadedDmaEngine threaded_engine_{executor_};
+    skiff_dma_engine_kind kind_ = SKIFF_DMA_ENGINE_INLINE;
+    skiff::core::dma::DmaEngine *engine_ = &inline_engine_;
 };

@@ -92,7 +92,35 @@ MemcpyResult check_memcpy(const doca_buf *src, const doca_buf *dst) {
     return {DOCA_SUCCESS, "", static_cast<size_t>(bytes)};
 }
 
+namespace {
+
+// The common case, one buf on each side: the same checks and the same outcome as the general path
+// below, reading each buf's geometry once instead of three times (a third of a 4 KiB task's
+// instructions went to those reads).
+MemcpyResult run_single(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce) {
+    const Element s = element(src), d = element(dst);
+    if (s.data_len == 0)
+        return {DOCA_ERROR_INVALID_VALUE, "the source holds no data (the hardware rejects 0 bytes)"};
+    if (s.data_len > kMaxBufSize) return {DOCA_ERROR_INVALID_VALUE, "the source holds more than 2 GiB"};
+    doca_mmap *dst_mmap = buf_mmap(dst);
+    if (!mmap_engine_writable(dst_mmap))
+        return {DOCA_ERROR_NOT_PERMITTED,
+                "the destination mmap does not let the engine write (LOCAL_READ_WRITE, "
+                "or PCI_READ_WRITE for an import)"};
+    if (d.tailroom < s.data_len)
+        return {DOCA_ERROR_INVALID_VALUE, "the destination tailroom is smaller than the source data"};
+    doca_error_t r = move_bytes(buf_mmap(src), s.data, dst_mmap, d.data + d.data_len, s.data_len, bounce);
+    if (r != DOCA_SUCCESS)
+        return {r, r == DOCA_ERROR_NOT_CONNECTED ? "the exporter revoked the memory or is gone"
+                                                 : "the memory could not be reached through its mmap"};
+    doca_buf_set_data(dst, d.data, d.data_len + s.data_len);
+    return {DOCA_SUCCESS, "", s.data_len};
+}
+
+} // namespace
+
 MemcpyResult run_memcpy(const doca_buf *src, doca_buf *dst, std::span<uint8_t> bounce) {
+    if (src && dst && !next_of(src) && !next_of(dst)) return run_single(src, dst, bounce);
     MemcpyResult checked = check_memcpy(src, dst);
     if (checked.status != DOCA_SUCCESS) return checked;
     const size_t total = checked.bytes;

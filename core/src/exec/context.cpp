@@ -120,6 +120,10 @@ void doca_ctx::notify_pe() const {
     if (pe_) pe_->notifier().signal_if_armed();
 }
 
+void doca_ctx::notify_pe_from_pe_thread() const {
+    if (pe_) pe_->notifier().signal_if_armed_same_thread();
+}
+
 // Records the transition for delivery inside progress; the state itself changes now.
 void doca_ctx::move_to(doca_ctx_states next) {
     doca_ctx_states prev = state();

@@ -80,6 +80,8 @@ struct doca_ctx {
     void request_fatal_stop();
     // Any thread: wakes the progress engine if the application armed it.
     void notify_pe() const;
+    // The same from the PE's own thread (no fence; see Notifier::signal_if_armed_same_thread).
+    void notify_pe_from_pe_thread() const;
 
   private:
     struct Transition {

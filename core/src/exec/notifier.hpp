@@ -28,6 +28,11 @@ class Notifier {
     }
     // Makes the fd readable if armed, and disarms. Cheap (one load) when not armed.
     void signal_if_armed();
+    // The same from the thread that arms (the PE's): program order already puts the armer's store
+    // before this load, so no fence; one relaxed load when not armed.
+    void signal_if_armed_same_thread() {
+        if (armed_.load(std::memory_order_relaxed)) signal_if_armed();
+    }
     // Drains the fd and disarms.
     doca_error_t clear();
 

@@ -1,0 +1,95 @@
+// No extra copy on the hostmem path over NVMe/TCP: a 4 KiB write's DMA goes from the transport's
+// buffer straight to host memory and a 4 KiB read's DMA from host memory straight into the
+// transport's buffer: the backend adds exactly one copy per I/O (the DMA) and no bounce buffer, in
+// both DMA engines. Counted by tests/helpers/hostmem_copy_probe (it replaces memcpy/memmove, runs
+// the target in its own process and sorts the copies by whether they leave or enter a transport
+// buffer) against a real skiff-host exporting a memfd. On writes the TCP receive path may also
+// move payload that arrived together with a header out of its staging buffer into the transport
+// buffer: that is the transport's (the same for every backend), at most one copy of the payload.
+#include "target_fixture.hpp"
+
+#include "../helpers/child_program.hpp"
+#include "skiff/dataplane/hostmem/control_channel.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace skiff;
+using namespace skiff::itest;
+
+namespace {
+
+constexpr int kIos = 200;
+
+class integration_hostmem_copies : public TargetTest, public ::testing::WithParamInterface<const char *> {
+  protected:
+    void SetUp() override { channel_ = "/tmp/skiff-itest-copies-" + std::to_string(getpid()) + ".sock"; }
+    void TearDown() override {
+        TargetTest::TearDown();
+        if (host_) {
+            if (HasFailure()) std::cerr << "---- skiff-host output\n" << host_->log() << "---- end\n";
+            host_->stop();
+        }
+    }
+    void start_host() {
+        std::string ch = channel_;
+        host_ = std::make_unique<TargetProcess>(
+            "skiff-host", std::vector<std::string>{"--channel", ch, "--size", "8MiB", "--memory", "memfd"},
+            [ch] {
+                auto c = dataplane::hostmem::make_unix_control_client(ch);
+                if (!c->connect()) return false;
+                auto r = c->request("HEALTH");
+                return r && r->rfind("OK", 0) == 0;
+            });
+        ASSERT_TRUE(host_->started()) << host_->log();
+    }
+    // Runs the probe with SKIFF_DMA_ENGINE=engine; its output, or "" when it failed.
+    std::string probe(const std::string &engine) {
+        std::string cmd = "SKIFF_DMA_ENGINE=" + engine + " " +
+                          test::shell_command(std::string(SKIFF_BIN_DIR) + "/hostmem_copy_probe") + " " +
+                          channel_ + " " + std::to_string(kIos) + " 2>&1";
+        FILE *p = popen(cmd.c_str(), "r");
+        if (!p) return "";
+        std::string out;
+        std::array<char, 512> buf{};
+        while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
+        int status = pclose(p);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+        return out;
+    }
+
+    std::string channel_;
+    std::unique_ptr<TargetProcess> host_;
+};
+
+} // namespace
+
+// "writes N from-buffer A into-buffer B other C" -> {A, B, C}
+std::array<uint64_t, 3> copies_of(const std::string &out, const std::string &phase) {
+    std::array<uint64_t, 3> v{~0ull, ~0ull, ~0ull};
+    size_t at = out.find(phase + " " + std::to_string(kIos) + " ");
+    if (at == std::string::npos) return v;
+    std::sscanf(out.c_str() + at, "%*s %*d from-buffer %llu into-buffer %llu other %llu",
+                reinterpret_cast<unsigned long long *>(&v[0]), reinterpret_cast<unsigned long long *>(&v[1]),
+                reinterpret_cast<unsigned long long *>(&v[2]));
+    return v;
+}
+
+TEST_P(integration_hostmem_copies, EachIoIsOneDmaStraightBetweenHostMemoryAndTheTransportBuffer) {
+    start_host();
+    const std::string out = probe(GetParam());
+    const uint64_t payload = uint64_t{kIos} * 4096;
+    auto writes = copies_of(out, "writes"), reads = copies_of(out, "reads");
+    EXPECT_EQ(writes[0], payload) << out; // each write: one DMA out of the transport buffer
+    EXPECT_LE(writes[1], payload) << out; // the TCP receive path's staging, at most once
+    EXPECT_EQ(writes[2], 0u) << out;      // no bounce buffer
+    EXPECT_EQ(reads[0], 0u) << out;
+    EXPECT_EQ(reads[1], payload) << out; // each read: one DMA into the transport buffer
+    EXPECT_EQ(reads[2], 0u) << out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, integration_hostmem_copies, ::testing::Values("inline", "thread"));
