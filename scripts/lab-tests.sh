@@ -52,11 +52,16 @@
 #                     device-side sends, 64 ping-pongs by device-side send/receive, RDMA write with
 #                     immediate both ways, atomic fetch-add, remote sync event set/add, RDMA read,
 #                     every byte verified on the DPA thread or the host.
+#   service           tests/lab/service.sh: the guest boots systemd, installs the amd64 .debs of
+#                     scripts/package.sh, `systemd-analyze verify` of both units is clean,
+#                     `systemctl start skiff-target`, nvme connect + fio verify, a namespace
+#                     added to /etc/skiff/target.json appears after `systemctl reload`,
+#                     `systemctl stop` ends it with status 0.
 #
-# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
-# the target port on the host (default: a free one, so parallel runs on one machine do not
-# collide; the guest reaches any host port through 10.0.2.100); FIO_VERIFY_SIZE (default 8M,
-# the guest runs under TCG emulation: keep it small).
+# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to tests/lab/vm/run;
+# SKIFF_LAB_PORT is the target port on the host (default: a free one, so parallel runs on one
+# machine do not collide; the guest reaches a host port through 10.0.2.100); FIO_VERIFY_SIZE
+# (default 8M, the guest runs under TCG emulation: keep it small).
 # Ends with "lab: N passed, N failed"; exit 0 only if none failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -176,6 +181,10 @@ exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARG
     "$lab/rdma-guest-target"
 }
 
+test_service() {
+  "$checkout/tests/lab/service.sh"
+}
+
 test_rdma_reconnect() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/rdma-reconnect.sh"
 }
@@ -241,7 +250,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
