@@ -61,10 +61,10 @@ JSON
 }
 # disks: the block devices of the subsystem, one per line
 disks() {
-  local d
-  for d in /sys/class/nvme-subsystem/*/ /sys/class/nvme/*/; do
-    [ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$nqn" ] || continue
-    for d in "$d"nvme*n*; do [ -b "/dev/${d##*/}" ] && echo "/dev/${d##*/}"; done
+  local parent disk
+  for parent in /sys/class/nvme-subsystem/*/ /sys/class/nvme/*/; do
+    [ "$(cat "$parent/subsysnqn" 2>/dev/null)" = "$nqn" ] || continue
+    for disk in "$parent"nvme*n*; do [ -b "/dev/${disk##*/}" ] && echo "/dev/${disk##*/}"; done
   done | sort -u
 }
 

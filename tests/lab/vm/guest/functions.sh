@@ -72,11 +72,11 @@ lab_nvme_ctrl() {
 # The first namespace's block device of subsystem NQN: a disk of the subsystem (native
 # multipath, Debian's default) or of the controller (without multipath).
 lab_nvme_disk() {
-  local d
-  for d in /sys/class/nvme-subsystem/*/ /sys/class/nvme/*/; do
-    [ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-    for d in "$d"nvme*n*; do
-      [ -b "/dev/${d##*/}" ] && { echo "/dev/${d##*/}"; return 0; }
+  local parent disk
+  for parent in /sys/class/nvme-subsystem/*/ /sys/class/nvme/*/; do
+    [ "$(cat "$parent/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+    for disk in "$parent"nvme*n*; do
+      [ -b "/dev/${disk##*/}" ] && { echo "/dev/${disk##*/}"; return 0; }
     done
   done
   return 1
