@@ -9,8 +9,9 @@
 #   lab_rxe_up                            soft-RoCE rxe0 on a guest-private dummy0 (LAB_RDMA_IP,
 #                                         default 192.168.77.1/24); prints the address
 #   lab_nvme_connect tcp|rdma ADDR PORT NQN [nvme connect options]
-#                                         kernel initiator; waits for the first namespace and
-#                                         prints its block device (/dev/nvmeXnY)
+#                                         kernel initiator (keep-alive 30 s unless given);
+#                                         waits for the first namespace, prints its block
+#                                         device (/dev/nvmeXnY)
 #   lab_nvme_ctrl NQN                     prints the controller (/dev/nvmeX) connected to NQN
 #   lab_nvme_show CTRL DEV                the main id-ctrl and id-ns fields
 #   lab_wait_listen tcp|rdma ADDR PORT [seconds]
@@ -86,6 +87,10 @@ lab_nvme_connect() {
   local trtype="$1" addr="$2" port="$3" nqn="$4" i
   shift 4
   modprobe -a nvme-fabrics "nvme-$trtype" >&2 || return 1
+  # A 30 s keep-alive unless the caller chose one: under TCG on a busy host, setting up each RDMA
+  # I/O queue can take seconds, and the kernel's 5 s default would then time the emulator out
+  # between the admin queue's connect and the first keep-alive.
+  case " $* " in *" -k "* | *" --keep-alive-tmo"*) ;; *) set -- --keep-alive-tmo=30 "$@" ;; esac
   nvme connect -t "$trtype" -a "$addr" -s "$port" -n "$nqn" "$@" >&2 || return 1
   for ((i = 0; i < 100; i++)); do # the disk appears once the kernel has scanned the namespaces
     lab_nvme_disk "$nqn" && return 0
