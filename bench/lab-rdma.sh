@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/lab-rdma.sh: bench/run's lab rows (bench/run --lab). skiff-target runs INSIDE the lab guest
-# (../shared/lab) on soft-RoCE (rxe0) with a null namespace, once on the poll data path and once
+# (tests/lab/vm) on soft-RoCE (rxe0) with a null namespace, once on the poll data path and once
 # on the dpa data path; the guest's kernel nvme-rdma initiator connects and runs the bench/fio
 # jobs below against it. Appends one JSON line per row to OUT/rows.jsonl in bench/run's format
 # (no TCP ceiling: "ceiling" is zero) and keeps fio's JSON in OUT/lab-<mode>-<job>.json.
@@ -14,9 +14,9 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 out=$(cd "${1:?usage: $0 OUT [runtime] [ramp] [regex]}" && pwd)
 runtime=${2:-3} ramp=${3:-1} rows_re=${4:-.}
-lab="$root/../shared/lab"
+lab="$root/tests/lab/vm"
 target="$root/build/bin/skiff-target"
-[ -x "$lab/run-in-guest" ] || { echo "bench/lab-rdma: no lab at $lab (../shared/lab)" >&2; exit 1; }
+[ -x "$lab/run" ] || { echo "bench/lab-rdma: no lab at $lab" >&2; exit 1; }
 [ -x "$target" ] || { echo "bench/lab-rdma: $target missing (build first)" >&2; exit 1; }
 
 JOBS=(randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd32 write-128k-qd32)
@@ -33,9 +33,9 @@ nqn=nqn.2026-11.io.skiff:bench-lab
 LAB_PASS_ENV="${LAB_PASS_ENV:-} BENCH_OUT BENCH_ROWS BENCH_TARGET BENCH_FIO BENCH_RUNTIME BENCH_RAMP BENCH_NQN" \
 BENCH_OUT="$out" BENCH_ROWS="${wanted[*]}" BENCH_TARGET="$target" BENCH_FIO="$root/bench/fio" \
 BENCH_RUNTIME="$runtime" BENCH_RAMP="$ramp" BENCH_NQN="$nqn" LAB_MEM="${LAB_MEM:-3G}" LAB_HOST_PORTS="" \
-LAB_TIMEOUT="${LAB_TIMEOUT:-600}" "$lab/run-in-guest" '
+LAB_TIMEOUT="${LAB_TIMEOUT:-600}" "$lab/run" '
 set -uo pipefail
-. /lab/guest/nvmet.sh
+. /lab/guest/functions.sh
 addr="$(lab_rxe_up)" || { echo "bench/lab-rdma: soft-RoCE did not come up"; exit 1; }
 modprobe -a nvme-fabrics nvme-rdma
 rc=0
@@ -43,7 +43,7 @@ for mode in poll dpa; do
   jobs=""
   for r in $BENCH_ROWS; do [ "${r%%:*}" = "$mode" ] && jobs="$jobs ${r#*:}"; done
   [ -n "$jobs" ] || continue
-  setsid /lab/guest/with-host-libs "$BENCH_TARGET" --transport rdma --listen "$addr:4420" --discovery none \
+  setsid /lab/guest/host-libs "$BENCH_TARGET" --transport rdma --listen "$addr:4420" --discovery none \
     --nqn "$BENCH_NQN" --backend null --size 1GiB --cores 1 --datapath "$mode" --dpa-eus 1 --log-level warn \
     > "$BENCH_OUT/lab-skiff-target-$mode.log" 2>&1 < /dev/null &
   tpid=$!

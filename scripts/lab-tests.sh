@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Lab tests: skiff against the real Linux NVMe/TCP initiator in the qemu lab VM
-# (../shared/lab, see its README). Called by scripts/test.sh unless SKIFF_SKIP_LAB=1.
+# Lab tests: skiff against the real Linux NVMe-oF initiators in the lab VM (tests/lab/vm, see its
+# README; the image is built on first use). Called by scripts/test.sh unless SKIFF_SKIP_LAB=1.
 #
 #   scripts/lab-tests.sh [test ...]      (default: every test below)
 #
@@ -52,19 +52,25 @@
 #                     device-side sends, 64 ping-pongs by device-side send/receive, RDMA write with
 #                     immediate both ways, atomic fetch-add, remote sync event set/add, RDMA read,
 #                     every byte verified on the DPA thread or the host.
+#   service           tests/lab/service.sh: the guest boots systemd, installs the amd64 .debs of
+#                     scripts/package.sh, `systemd-analyze verify` of both units is clean,
+#                     `systemctl start skiff-target`, nvme connect + fio verify, a namespace
+#                     added to /etc/skiff/target.json appears after `systemctl reload`,
+#                     `systemctl stop` ends it with status 0.
 #
-# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to the lab; SKIFF_LAB_PORT is
-# the target port on the host (default: a free one, so parallel runs on one machine do not
-# collide; the guest reaches any host port through 10.0.2.100); FIO_VERIFY_SIZE (default 8M,
-# the guest runs under TCG emulation: keep it small).
+# Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to tests/lab/vm/run;
+# SKIFF_LAB_PORT is the target port on the host (default: a free one, so parallel runs on one
+# machine do not collide; the guest reaches a host port through 10.0.2.100); FIO_VERIFY_SIZE
+# (default 8M, the guest runs under TCG emulation: keep it small).
 # Ends with "lab: N passed, N failed"; exit 0 only if none failed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 checkout="$(pwd)"
-lab="$checkout/../shared/lab"
+lab="$checkout/tests/lab/vm"
 
-if [ ! -x "$lab/examples/host-target-tcp.sh" ]; then
-  echo "lab-tests: no lab at $lab (expected ../shared/lab next to the checkout)"
+# The image first, so that its build (minutes, once) is not charged to the first test.
+if ! "$lab/build-image" --quiet; then
+  echo "lab-tests: the lab image could not be built ($lab/build-image)"
   echo "lab: 0 passed, 1 failed"
   exit 1
 fi
@@ -94,14 +100,14 @@ free_port() {
 }
 
 test_host_target_tcp() {
-  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab \
   TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
   TARGET_CMD="exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
   GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ctrl \$CTRL | grep -Eq '^mn +: $LAB_MODEL *\$' || { echo 'id-ctrl: model is not $LAB_MODEL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, mn $LAB_MODEL, nsze $LAB_NSZE as configured'" \
-    "$lab/examples/host-target-tcp.sh"
+    "$lab/tcp-host-target"
 }
 
 test_kernel_initiator_options() {
@@ -115,64 +121,68 @@ test_live_namespace() {
 test_initiator_vs_nvmet() {
   local nqn=nqn.2026-11.io.skiff:kernel-nvmet
   # null_blk with memory_backed=1 keeps what is written, so read-back can be verified.
-  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
-. /lab/guest/nvmet.sh
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" "set -e
+. /lab/guest/functions.sh
 dev=\$(lab_nullblk 1 1)
 lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
-/lab/guest/with-host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
+/lab/guest/host-libs $host_check --addr 127.0.0.1 --port 4420 --nqn $nqn"
 }
 
 test_hostmem_tcp() {
   local channel="/tmp/skiff-lab-host-$$.sock"
-  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem \
   TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
   TARGET_CMD="$checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & exec $target"' --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
   GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
-    "$lab/examples/host-target-tcp.sh"
+    "$lab/tcp-host-target"
 }
 
 test_rdma_target() {
   # The target runs in the guest (the host has no RDMA); the guest sees the checkout at the same
-  # path and takes missing host libraries through with-host-libs.
-  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  # path and takes any library the image lacks from the host through host-libs.
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
-  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+  TARGET_CMD="exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --serial $LAB_SERIAL --model $LAB_MODEL --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
   GUEST_CHECK_CMD="nvme id-ctrl \$CTRL | grep -Eq '^sn +: $LAB_SERIAL *\$' || { echo 'id-ctrl: serial is not $LAB_SERIAL'; exit 1; }; nvme id-ns \$DEV | grep -Eq '^nsze +: $LAB_NSZE\$' || { echo 'id-ns: nsze is not $LAB_NSZE'; exit 1; }; echo 'GUEST_CHECK: sn $LAB_SERIAL, nsze $LAB_NSZE as configured'" \
-    "$lab/examples/guest-target-rdma.sh"
+    "$lab/rdma-guest-target"
 }
 
 test_rdma_target_dpa() {
   # As rdma-target, on the dpa data path. GUEST_CHECK runs after the connect, so the I/O queues'
   # Fabrics Connect already went through their DPA threads.
-  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma-dpa \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
-  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+  TARGET_CMD="exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram --datapath dpa --dpa-eus 2" \
   GUEST_CHECK_CMD="grep -q 'dpa data path: 2 execution unit' /lab-run/target.log || { echo 'target log: no DPA started'; exit 1; }; grep -Eq 'qid [1-9][0-9]* runs on DPA thread' /lab-run/target.log || { echo 'target log: no I/O queue on a DPA thread'; exit 1; }; echo \"GUEST_CHECK: \$(grep -Ec 'runs on DPA thread' /lab-run/target.log) I/O queue(s) on DPA threads\"" \
-    "$lab/examples/guest-target-rdma.sh"
+    "$lab/rdma-guest-target"
 }
 
 test_hostmem_rdma() {
   # hostmem behind NVMe/RDMA: skiff-host and skiff-target both in the guest (the host has no
   # RDMA); the DMA lands straight in the RDMA queue pair's registered region.
   local channel=/tmp/skiff-lab-host.sock
-  # skiff-target starts once skiff-host's socket is there: two with-host-libs starting at the
-  # same moment race on their library links, and the target must find a host to import from.
-  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  # skiff-target starts once skiff-host's socket is there: the target must find a host to import
+  # from.
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem-rdma \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
-  TARGET_CMD="/lab/guest/with-host-libs $checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & \
+  TARGET_CMD="/lab/guest/host-libs $checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & \
 for i in \$(seq 300); do [ -S $channel ] && break; sleep 0.1; done; \
-exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
   GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
-    "$lab/examples/guest-target-rdma.sh"
+    "$lab/rdma-guest-target"
+}
+
+test_service() {
+  "$checkout/tests/lab/service.sh"
 }
 
 test_rdma_reconnect() {
@@ -182,13 +192,13 @@ test_rdma_reconnect() {
 # The shared receive queue: 256 capsules for the admin queue (32) and the guest's two I/O queues
 # (128 each): more entries than the SRQ holds, so the queues really share it.
 test_rdma_srq_target() {
-  # shellcheck disable=SC2016  # TARGET_* are expanded by the example's bash -c
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-rdma-srq \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-4M}" \
-  TARGET_CMD="exec /lab/guest/with-host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
+  TARGET_CMD="exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --rdma-srq-depth 256 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend ram" \
   GUEST_CHECK_CMD="grep -q 'shared receive queue of 256 capsules' /lab-run/target.log || { echo 'target log: no shared receive queue'; exit 1; }; rdma res show srq | grep 'comm skiff-target' || { echo 'rdma res: no SRQ of skiff-target'; exit 1; }; echo 'GUEST_CHECK: the target serves through its shared receive queue'" \
-    "$lab/examples/guest-target-rdma.sh"
+    "$lab/rdma-guest-target"
 }
 
 test_rdma_srq_reconnect() {
@@ -198,11 +208,11 @@ test_rdma_srq_reconnect() {
 test_perf_vs_nvmet() {
   local nqn=nqn.2026-11.io.skiff:kernel-nvmet perf="$checkout/build/bin/skiff-perf"
   [ -x "$perf" ] || { echo "lab-tests: $perf missing"; return 1; }
-  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" "set -e
-. /lab/guest/nvmet.sh
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" "set -e
+. /lab/guest/functions.sh
 dev=\$(lab_nullblk 1 1)
 lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
-run() { /lab/guest/with-host-libs $perf --addr 127.0.0.1 --port 4420 --nqn $nqn --no-progress --ramp 0 \"\$@\"; }
+run() { /lab/guest/host-libs $perf --addr 127.0.0.1 --port 4420 --nqn $nqn --no-progress --ramp 0 \"\$@\"; }
 run --rw randrw --bs 4k --qd 8 --queues 2 --time 2s --verify
 run --rw read --bs 128k --qd 8 --time 1s --json"
 }
@@ -215,15 +225,15 @@ run_rdma_pair() {
   [ -x "$binary" ] || { echo "$name: $binary is missing (scripts/build.sh release)"; return 1; }
   # shellcheck disable=SC2016  # expanded in the guest
   LAB_PASS_ENV="${LAB_PASS_ENV:-} PAIR_NAME PAIR_BINARY PAIR_PORT" PAIR_NAME="$name" PAIR_BINARY="$binary" \
-  PAIR_PORT="$port" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
+  PAIR_PORT="$port" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
-. /lab/guest/nvmet.sh
+. /lab/guest/functions.sh
 addr="$(lab_rxe_up)" || { echo "$PAIR_NAME: FAIL: soft-RoCE (rxe0) did not come up"; exit 1; }
-/lab/guest/with-host-libs "$PAIR_BINARY" --server --device rxe0 --port "$PAIR_PORT" > /lab-run/server.log 2>&1 &
+/lab/guest/host-libs "$PAIR_BINARY" --server --device rxe0 --port "$PAIR_PORT" > /lab-run/server.log 2>&1 &
 spid=$!
-# Start the client once the server listens (with-host-libs must not set up two programs at once).
+# Start the client once the server listens (its listener must be up first).
 for _ in $(seq 1 120); do grep -q "^listening" /lab-run/server.log 2>/dev/null && break; kill -0 $spid 2>/dev/null || break; sleep 0.5; done
-timeout 120 /lab/guest/with-host-libs "$PAIR_BINARY" --client --device rxe0 --addr "$addr" --port "$PAIR_PORT" > /lab-run/client.log 2>&1
+timeout 120 /lab/guest/host-libs "$PAIR_BINARY" --client --device rxe0 --addr "$addr" --port "$PAIR_PORT" > /lab-run/client.log 2>&1
 crc=$?
 wait $spid; src=$?
 echo "--- server"; cat /lab-run/server.log
@@ -240,7 +250,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Lab test: skiff-target on the host, the Linux kernel initiator in the lab VM connecting with
-# the options the standard example does not use: header + data digests (CRC32C on every PDU),
+# the options the host-target-tcp test does not use: header + data digests (CRC32C on every PDU),
 # 2 I/O queues of depth 32, a 15 s keep-alive; then a fio crc32c verify, a disconnect, and
 # a clean target exit (SIGTERM -> status 0).
 #
 #   tests/lab/kernel-initiator-options.sh      (from the checkout; scripts/lab-tests.sh runs it)
 # Environment: SKIFF_TARGET (default build/bin/skiff-target), FIO_VERIFY_SIZE (default 4M),
-# LAB_* knobs for run-in-guest. Exit 0 = pass.
+# LAB_* knobs for tests/lab/vm/run. Exit 0 = pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 checkout="$(pwd)"
-lab="$checkout/../shared/lab"
+lab="$checkout/tests/lab/vm"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 nqn=nqn.2026-11.io.skiff:lab-options
 me=kernel-initiator-options
@@ -48,9 +48,9 @@ fi
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN SIZE" PORT="$port" NQN="$nqn" SIZE="${FIO_VERIFY_SIZE:-4M}" \
-  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -euo pipefail
-. /lab/guest/nvmet.sh
+. /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
 echo "== nvme connect --hdr-digest --data-digest --nr-io-queues 2 --queue-size 32 --keep-alive-tmo 15"
 nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --hdr-digest --data-digest \

@@ -7,7 +7,7 @@
 # namespace 1 must pass throughout.
 #
 # Host and guest take turns through marker files in a folder both see (the lab shares the
-# checkout's parent at the same path): guest "connected" -> host adds -> "added" -> guest
+# checkout at the same path): guest "connected" -> host adds -> "added" -> guest
 # "seen-added" -> host removes -> "removed" -> guest checks, stops fio, disconnects. Every wait
 # is a bounded poll, never a sleep-and-hope.
 #
@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 checkout="$(pwd)"
-lab="$checkout/../shared/lab"
+lab="$checkout/tests/lab/vm"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 ctl="${SKIFF_CTL:-$checkout/build/bin/skiff-ctl}"
 nqn=nqn.2026-11.io.skiff:lab-live
@@ -53,9 +53,9 @@ for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" PORT="$port" NQN="$nqn" WORK="$work" \
-  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
-. /lab/guest/nvmet.sh
+. /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
 wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --nr-io-queues 2 || exit 1

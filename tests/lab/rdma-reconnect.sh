@@ -11,26 +11,26 @@
 # Each cycle is one admin and one I/O queue (depth 32).
 # Environment: SKIFF_TARGET (default build/bin/skiff-target), CYCLES (default 20),
 # TARGET_ARGS (more skiff-target options, e.g. "--rdma-srq-depth 64": the shared receive queue,
-# whose SRQ, PD and MR must go with the last connection too), LAB_* knobs for run-in-guest.
+# whose SRQ, PD and MR must go with the last connection too), LAB_* knobs for tests/lab/vm/run.
 # Exit 0 = pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 checkout="$(pwd)"
-lab="$checkout/../shared/lab"
+lab="$checkout/tests/lab/vm"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_PASS_ENV="${LAB_PASS_ENV:-} TARGET CYCLES TARGET_ARGS" TARGET="$target" CYCLES="${CYCLES:-20}" \
 TARGET_ARGS="${TARGET_ARGS:-}" \
-LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
+LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
-. /lab/guest/nvmet.sh
+. /lab/guest/functions.sh
 me=rdma-reconnect
 nqn=nqn.2026-11.io.skiff:lab-rdma-reconnect
 TLOG=/lab-run/target.log
 fail() { echo "$me: FAIL: $*"; [ -s $TLOG ] && { echo "--- target output"; tail -n 40 $TLOG; }; exit 1; }
 addr="$(lab_rxe_up)" || fail "soft-RoCE (rxe0) did not come up"
-setsid /lab/guest/with-host-libs "$TARGET" --transport rdma --listen "$addr:4420" --discovery none \
+setsid /lab/guest/host-libs "$TARGET" --transport rdma --listen "$addr:4420" --discovery none \
   --nqn $nqn --size 16MiB $TARGET_ARGS > $TLOG 2>&1 < /dev/null &
 tpid=$!
 trap "kill -TERM -- -$tpid 2>/dev/null" EXIT
