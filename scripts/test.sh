@@ -6,11 +6,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+start=$(date +%s)
+stage() { echo "== $1 (at $(( ($(date +%s) - start) / 60 )) min)"; }
+
+# The lab image (a debootstrap of Debian packages, minutes the first time, about a second once
+# current) is built in the background while the compilers run: it waits on the network and the
+# disk, not on the CPU. lab-tests.sh takes the image's lock, so it waits for this build if needed.
+lab_image_log=""
+if [ "${SKIFF_SKIP_LAB:-0}" != 1 ]; then
+  lab_image_log=$(mktemp "${TMPDIR:-/tmp}/skiff-lab-image-XXXXXX.log")
+  nice -n 10 tests/lab/vm/build-image --quiet >"$lab_image_log" 2>&1 &
+fi
 
 failed=0
 for flavour in release asan; do
+  stage "build ($flavour)"
   dir=$(scripts/build.sh "$flavour" | tail -n 1)
-  echo "== ctest ($flavour)"
+  stage "ctest ($flavour)"
   if ! ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" --timeout 300; then
     failed=1
   fi
@@ -22,13 +34,20 @@ done
 
 # arm64 (BlueField's cores): cross build, tests under qemu-user. SKIFF_SKIP_ARM64=1 skips it.
 if [ "${SKIFF_SKIP_ARM64:-0}" != 1 ]; then
-  echo "== arm64"
+  stage "arm64"
   scripts/test-arm64.sh || failed=1
 fi
 
 if [ "${SKIFF_SKIP_LAB:-0}" != 1 ] && [ -x scripts/lab-tests.sh ]; then
-  echo "== lab tests"
+  stage "lab tests"
+  wait || true # the background image build, if still running; lab-tests.sh says whether the image is usable
+  if [ -n "$lab_image_log" ] && [ -s "$lab_image_log" ]; then
+    echo "-- lab image build output:"
+    tail -n 20 "$lab_image_log"
+  fi
   scripts/lab-tests.sh || failed=1
 fi
+rm -f "$lab_image_log"
 
+stage "done"
 exit "$failed"
