@@ -90,6 +90,8 @@ struct doca_ctx {
     void move_to(doca_ctx_states next);
     void enter_stopping();
     bool deliver_transition();
+    // Runs the state-change callbacks still queued (none may be left when IDLE becomes visible).
+    void deliver_pending_transitions();
     bool handle_fatal_request();
     bool try_finish_stop();
     bool all_tasks_returned() const;
