@@ -92,7 +92,7 @@ static void setup(struct config *cfg) {
     CHECK(doca_argp_init("argp_sample", cfg) == DOCA_SUCCESS, "argp_init");
     add_param("p", "pci-addr", DOCA_ARGP_TYPE_STRING, pci_cb, true, false);
     add_param("n", "count", DOCA_ARGP_TYPE_INT, count_cb, false, false);
-    add_param(NULL, "verbose", DOCA_ARGP_TYPE_BOOLEAN, verbose_cb, false, false);
+    add_param(NULL, "verbose", DOCA_ARGP_TYPE_BOOLEAN, verbose_cb, false, false); /* long name only */
     add_param("t", "tag", DOCA_ARGP_TYPE_STRING, tag_cb, false, true);
     CHECK(doca_argp_register_validation_callback(validate_cb) == DOCA_SUCCESS, "validation callback");
 }

@@ -149,9 +149,24 @@ TEST(SyncEventRemotePci, AnotherProcessSharesTheCounter) {
         _exit(ok ? 0 : 1);
     }
     ASSERT_EQ(doca_sync_event_update_set(event, 8), DOCA_SUCCESS);
-    EXPECT_EQ(doca_sync_event_wait_eq(event, 9, UINT64_MAX), DOCA_SUCCESS);
+    // The child's add (9), or its end: a failed child must not leave this side waiting.
     int status = 0;
-    waitpid(pid, &status, 0);
+    bool child_done = false;
+    for (;;) {
+        ASSERT_EQ(doca_sync_event_get(event, &v), DOCA_SUCCESS);
+        if (v == 9) break;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            child_done = true;
+            doca_sync_event_get(event, &v);
+            break;
+        }
+        usleep(200);
+    }
+    EXPECT_EQ(v, 9u) << "the other process's add";
+    if (v == 9) {
+        EXPECT_EQ(doca_sync_event_wait_eq(event, 9, UINT64_MAX), DOCA_SUCCESS);
+    }
+    if (!child_done) waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
     std::vector<uint8_t> bad(blob, blob + len);

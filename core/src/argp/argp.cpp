@@ -148,6 +148,7 @@ doca_argp_param *find_param(std::string_view name, bool long_form) {
 }
 
 const Builtin *find_builtin(std::string_view name) {
+    if (name.empty()) return nullptr; // a parameter without a short (or long) name
     for (const Builtin &b : kBuiltins)
         if (name == b.short_name || name == b.long_name) return &b;
     return nullptr;

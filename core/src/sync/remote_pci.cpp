@@ -133,6 +133,10 @@ doca_error_t doca_sync_event_create_from_export(doca_dev *dev, const uint8_t *da
         return DOCA_ERROR_NO_MEMORY;
     }
     imported->use_shared_counter(static_cast<uint64_t *>(page), fd, page, kPageLen);
+    // The export defines the locations: the exporter publishes, this side subscribes (and may
+    // publish too, as DOCA's samples do); the importer starts the event without declaring any.
+    imported->add_location(true, "remote pci (the exporter)");
+    imported->add_location(false, "cpu (the importer)");
     skiff::core::live_exec_objects().add(imported);
     *event = imported;
     return DOCA_SUCCESS;
