@@ -10,9 +10,11 @@
  * doca_ctx_stop. Either way the -> IDLE callback has run before the caller can see IDLE, so an
  * application that restarts as soon as it sees IDLE never receives it while RUNNING.
  *
- * Stop and tasks in flight: every task in flight when the ctx stops (a doca_ctx_stop or a fatal
- * error) fails: its error callback runs during progress with DOCA_ERROR_SHUTDOWN (or the error it
- * had already met), even if the engine had finished its work.
+ * Stop and tasks in flight: every task in flight when the application stops the ctx
+ * (doca_ctx_stop) fails: its error callback runs during progress with DOCA_ERROR_SHUTDOWN (or the
+ * error it had already met), even if the engine had finished its work. After a fatal error (the
+ * ctx stops by itself) tasks the engine completed before the error keep their success; the rest
+ * are flushed with DOCA_ERROR_SHUTDOWN.
  */
 #ifndef DOCA_CTX_H_
 #define DOCA_CTX_H_

@@ -58,6 +58,7 @@ doca_error_t doca_ctx::start() {
     }
     order_.prepare(total_tasks);
     fatal_requested_.store(false);
+    user_stop_ = false;
     doca_error_t err = on_start();
     if (err != DOCA_SUCCESS) {
         for (auto *kind : kinds_) kind->release_pool();
@@ -94,6 +95,7 @@ doca_error_t doca_ctx::stop() {
         deliver_pending_transitions();
         return DOCA_SUCCESS;
     }
+    user_stop_ = true;
     enter_stopping();
     return DOCA_ERROR_IN_PROGRESS;
 }
@@ -215,9 +217,11 @@ bool doca_ctx::deliver_completion() {
     if (!task) return false;
     task->in_flight = false;
     inflight_.store(inflight() - 1, std::memory_order_relaxed); // PE thread only: no locked RMW
-    // Every task still in flight when the ctx stops fails (doca_ctx.h): an engine that finished
-    // it anyway does not make it a success the application could mistake for a running ctx.
-    if (state() == DOCA_CTX_STATE_STOPPING && task->status == DOCA_SUCCESS)
+    // Every task still in flight when the application stops the ctx fails (doca_ctx.h): an engine
+    // that finished it anyway does not make it a success the application could mistake for a
+    // running ctx. After a fatal engine error the engine's own verdicts stand (the tasks ahead of
+    // the failing one did run).
+    if (user_stop_ && state() == DOCA_CTX_STATE_STOPPING && task->status == DOCA_SUCCESS)
         task->status = DOCA_ERROR_SHUTDOWN;
     task->kind->deliver(task, user_data_);
     return true;

@@ -106,6 +106,7 @@ struct doca_ctx {
     std::atomic<size_t> inflight_{0};
     std::atomic<bool> transitions_pending_{false};
     std::atomic<bool> fatal_requested_{false};
+    bool user_stop_ = false; // STOPPING because the application called stop (not a fatal error)
     std::array<Transition, 8> pending_{};
     size_t num_pending_ = 0;
     doca_pe *pe_ = nullptr;
