@@ -3,7 +3,8 @@
 #   skiff             the programs, the systemd units and the configuration under /etc/skiff
 #   libskiff-core     the shared library libskiff-core.so.N
 #   libskiff-core-dev the DOCA-compatible C headers (under include/skiff-doca/ so they never clash
-#                     with a real DOCA install), libskiff-core.so, skiff-doca.pc, the CMake package
+#                     with a real DOCA install), libskiff-core.so, skiff-doca.pc, the CMake package,
+#                     skiff-dpacc (DPA device code, core/src/dpa/README.md)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -27,6 +28,11 @@ install(TARGETS skiff-core
 set(SKIFF_DOCA_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/skiff-doca)
 file(GLOB _skiff_doca_headers ${PROJECT_SOURCE_DIR}/core/include/doca_*.h)
 install(FILES ${_skiff_doca_headers} DESTINATION ${SKIFF_DOCA_INCLUDEDIR} COMPONENT libskiff-core-dev)
+# The FlexIO resources calls DOCA's DPA samples include, and the dpacc stand-in for device code.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/libflexio DESTINATION ${SKIFF_DOCA_INCLUDEDIR}
+        COMPONENT libskiff-core-dev)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/core/tools/skiff-dpacc DESTINATION ${CMAKE_INSTALL_BINDIR}
+        COMPONENT libskiff-core-dev)
 
 # pkg-config: /usr for the packages; otherwise the prefix is found from where the .pc file lies
 # (${pcfiledir}), so a tree installed with `cmake --install build --prefix P` works wherever P is.

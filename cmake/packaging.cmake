@@ -88,7 +88,7 @@ set(CPACK_COMPONENT_LIBSKIFF-CORE_DESCRIPTION
 set(CPACK_DEBIAN_LIBSKIFF-CORE-DEV_PACKAGE_NAME libskiff-core-dev)
 set(CPACK_DEBIAN_LIBSKIFF-CORE-DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_LIBSKIFF-CORE-DEV_PACKAGE_ARCHITECTURE ${CPACK_DEBIAN_PACKAGE_ARCHITECTURE})
-set(CPACK_DEBIAN_LIBSKIFF-CORE-DEV_PACKAGE_DEPENDS "libskiff-core (= ${_skiff_deb_version}), pkg-config")
+set(CPACK_DEBIAN_LIBSKIFF-CORE-DEV_PACKAGE_DEPENDS "libskiff-core (= ${_skiff_deb_version}), pkg-config, python3")
 set(CPACK_COMPONENT_LIBSKIFF-CORE-DEV_DESCRIPTION
     "DOCA-compatible headers for libskiff-core (skiff)\n"
     "The DOCA C headers (doca_dev.h, doca_mmap.h, doca_dma.h, ...) under /usr/include/skiff-doca,\n"

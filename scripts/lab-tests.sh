@@ -47,6 +47,8 @@
 #   doca-rdma         tests/helpers/rdma_pingpong INSIDE the guest on rxe0: two doca_rdma contexts
 #                     (server and client processes) do connect with private data, send/receive,
 #                     RDMA write (+imm) and RDMA read with byte checks, disconnect.
+#   doca-rdma-no-cm   the same helper with --no-cm: the connection is made by doca_rdma_export /
+#                     doca_rdma_connect (QP to RTR/RTS by hand), descriptors swapped over TCP.
 #   dpa-rdma-pingpong tests/helpers/dpa_rdma_pingpong INSIDE the guest on rxe0: two processes, each a
 #                     doca_rdma context on the DPA data path with one DPA thread; exports exchanged by
 #                     device-side sends, 64 ping-pongs by device-side send/receive, RDMA write with
@@ -219,21 +221,21 @@ run --rw read --bs 128k --qd 8 --time 1s --json"
 
 # Runs a two-process RDMA helper (--server / --client, one line per check, exit 0 = pass) INSIDE
 # the guest on rxe0: the server first, the client once the server listens.
-#   run_rdma_pair NAME BINARY PORT
+#   run_rdma_pair NAME BINARY PORT [EXTRA_FLAG]
 run_rdma_pair() {
-  local name="$1" binary="$2" port="$3"
+  local name="$1" binary="$2" port="$3" extra="${4:-}"
   [ -x "$binary" ] || { echo "$name: $binary is missing (scripts/build.sh release)"; return 1; }
   # shellcheck disable=SC2016  # expanded in the guest
-  LAB_PASS_ENV="${LAB_PASS_ENV:-} PAIR_NAME PAIR_BINARY PAIR_PORT" PAIR_NAME="$name" PAIR_BINARY="$binary" \
-  PAIR_PORT="$port" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
+  LAB_PASS_ENV="${LAB_PASS_ENV:-} PAIR_NAME PAIR_BINARY PAIR_PORT PAIR_EXTRA" PAIR_NAME="$name" PAIR_BINARY="$binary" \
+  PAIR_PORT="$port" PAIR_EXTRA="$extra" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
 . /lab/guest/functions.sh
 addr="$(lab_rxe_up)" || { echo "$PAIR_NAME: FAIL: soft-RoCE (rxe0) did not come up"; exit 1; }
-/lab/guest/host-libs "$PAIR_BINARY" --server --device rxe0 --port "$PAIR_PORT" > /lab-run/server.log 2>&1 &
+/lab/guest/host-libs "$PAIR_BINARY" --server --device rxe0 --port "$PAIR_PORT" $PAIR_EXTRA > /lab-run/server.log 2>&1 &
 spid=$!
 # Start the client once the server listens (its listener must be up first).
 for _ in $(seq 1 120); do grep -q "^listening" /lab-run/server.log 2>/dev/null && break; kill -0 $spid 2>/dev/null || break; sleep 0.5; done
-timeout 120 /lab/guest/host-libs "$PAIR_BINARY" --client --device rxe0 --addr "$addr" --port "$PAIR_PORT" > /lab-run/client.log 2>&1
+timeout 120 /lab/guest/host-libs "$PAIR_BINARY" --client --device rxe0 --addr "$addr" --port "$PAIR_PORT" $PAIR_EXTRA > /lab-run/client.log 2>&1
 crc=$?
 wait $spid; src=$?
 echo "--- server"; cat /lab-run/server.log
@@ -246,11 +248,15 @@ test_doca_rdma() {
   run_rdma_pair doca-rdma "${RDMA_PINGPONG:-$checkout/build/bin/rdma_pingpong}" 7471
 }
 
+test_doca_rdma_no_cm() {
+  run_rdma_pair doca-rdma-no-cm "${RDMA_PINGPONG:-$checkout/build/bin/rdma_pingpong}" 7473 --no-cm
+}
+
 test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

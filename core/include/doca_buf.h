@@ -7,6 +7,7 @@
 #ifndef DOCA_BUF_H_
 #define DOCA_BUF_H_
 
+#include <stdbool.h> /* as DOCA's header: programs rely on it */
 #include <stddef.h>
 #include <stdint.h>
 

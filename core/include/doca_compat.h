@@ -2,6 +2,9 @@
 #ifndef DOCA_COMPAT_H_
 #define DOCA_COMPAT_H_
 
+/* DOCA's own doca_compat.h brings <string.h>; programs written against it rely on that. */
+#include <string.h>
+
 #define DOCA_EXPORTED __attribute__((visibility("default")))
 #define DOCA_STABLE DOCA_EXPORTED
 #define DOCA_EXPERIMENTAL DOCA_EXPORTED

@@ -4,8 +4,17 @@
  *
  * Life cycle: IDLE -> (start) -> RUNNING (or STARTING -> RUNNING for connection-oriented contexts)
  *             -> (stop) -> STOPPING while tasks are in flight or still allocated -> IDLE.
- * Every transition is reported through the state-changed callback, always from inside
- * doca_pe_progress() on the progress engine's thread, with the ctx already in the new state.
+ * Every transition is reported through the state-changed callback, with the ctx already in the
+ * new state: from inside doca_pe_progress() on the progress engine's thread, except a stop that
+ * completes at once (doca_ctx_stop returns DOCA_SUCCESS), whose -> IDLE callback runs inside
+ * doca_ctx_stop. Either way the -> IDLE callback has run before the caller can see IDLE, so an
+ * application that restarts as soon as it sees IDLE never receives it while RUNNING.
+ *
+ * Stop and tasks in flight: every task in flight when the application stops the ctx
+ * (doca_ctx_stop) fails: its error callback runs during progress with DOCA_ERROR_SHUTDOWN (or the
+ * error it had already met), even if the engine had finished its work. After a fatal error (the
+ * ctx stops by itself) tasks the engine completed before the error keep their success; the rest
+ * are flushed with DOCA_ERROR_SHUTDOWN.
  */
 #ifndef DOCA_CTX_H_
 #define DOCA_CTX_H_
@@ -35,8 +44,8 @@ enum doca_ctx_states {
     DOCA_CTX_STATE_STARTING = 1,
     /** The only state in which tasks are allocated and submitted; configuration is frozen. */
     DOCA_CTX_STATE_RUNNING = 2,
-    /** Stop requested: in-flight tasks are flushed through their error callbacks during progress;
-     *  the ctx becomes IDLE once every task has been freed. */
+    /** Stop requested: in-flight tasks are flushed through their error callbacks during progress
+     *  (DOCA_ERROR_SHUTDOWN); the ctx becomes IDLE once every task has been freed. */
     DOCA_CTX_STATE_STOPPING = 3,
 };
 
@@ -58,9 +67,11 @@ DOCA_STABLE
 doca_error_t doca_ctx_start(struct doca_ctx *ctx);
 
 /**
- * Stops the ctx, allowing reconfiguration.
- * @return DOCA_SUCCESS (now IDLE), DOCA_ERROR_IN_PROGRESS (STOPPING: tasks are in flight or not yet
- * freed; keep progressing until IDLE is reported), DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE (IDLE).
+ * Stops the ctx, allowing reconfiguration. Tasks in flight fail with DOCA_ERROR_SHUTDOWN.
+ * @return DOCA_SUCCESS (now IDLE, the state-changed callback has run; also for a ctx that is
+ * already IDLE: stopping is idempotent, as cleanup paths stop unconditionally),
+ * DOCA_ERROR_IN_PROGRESS (STOPPING: tasks are in flight or not yet freed; keep progressing until
+ * IDLE is reported), DOCA_ERROR_INVALID_VALUE (NULL ctx).
  */
 DOCA_STABLE
 doca_error_t doca_ctx_stop(struct doca_ctx *ctx);

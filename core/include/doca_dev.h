@@ -48,7 +48,8 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep *
 
 /** Opens a device, or counts one more opener of an already opened one (same handle). */
 DOCA_STABLE doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev);
-/** Counts one opener less; the last close releases the device. */
+/** Counts one opener less; the last close releases the device. NULL: nothing to do, DOCA_SUCCESS.
+ *  A handle that is not open: DOCA_ERROR_INVALID_VALUE; mmaps still using it: DOCA_ERROR_IN_USE. */
 DOCA_STABLE doca_error_t doca_dev_close(struct doca_dev *dev);
 
 DOCA_STABLE doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep);

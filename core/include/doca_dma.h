@@ -17,8 +17,11 @@
 
 #include <inttypes.h>
 
+#include <doca_buf.h>
 #include <doca_compat.h>
+#include <doca_ctx.h>
 #include <doca_error.h>
+#include <doca_pe.h>
 #include <doca_types.h>
 
 #ifdef __cplusplus

@@ -12,11 +12,24 @@
 #define DOCA_DPA_H_
 
 #include <stdarg.h>
+#include <stdbool.h> /* as DOCA's header: programs rely on it */
 #include <stddef.h>
 #include <stdint.h>
 
 #include <doca_compat.h>
 #include <doca_error.h>
+
+/*
+ * Device-code annotations. DPACC reads them to build the DPA program; skiff compiles device code with
+ * the host compiler, where they mean nothing, and core/tools/skiff-dpacc reads them to register the
+ * annotated functions in the application (the stand-in for the DPACC program, below).
+ */
+#ifndef __dpa_global__
+#define __dpa_global__
+#endif
+#ifndef __dpa_rpc__
+#define __dpa_rpc__
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,6 +94,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_app_get_name(struct doca_dpa_app *app, c
 
 /** DOCA_SUCCESS when the device can run the DPA (a DPU PF with the dpa capability), else NOT_SUPPORTED. */
 DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_is_dpa_supported(const struct doca_devinfo *devinfo);
+/** The DOCA 2.7+ name of the same question. */
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_cap_is_supported(const struct doca_devinfo *devinfo);
 
 /** Creates a base DPA context on a PF (DOCA_ERROR_NOT_SUPPORTED for a VF/SF or a device without DPA). */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_create(struct doca_dev *dev, struct doca_dpa **dpa);

@@ -1,4 +1,4 @@
-/* skiff core: the DOCA error codes (values 0..27 as in DOCA 2.x) and their names. */
+/* skiff core: the DOCA error codes (values 0..31 as in DOCA 2.x / 3.0) and their names. */
 #ifndef DOCA_ERROR_H_
 #define DOCA_ERROR_H_
 
@@ -37,6 +37,10 @@ typedef enum doca_error {
 	DOCA_ERROR_EMPTY = 25,
 	DOCA_ERROR_IN_PROGRESS = 26,
 	DOCA_ERROR_TOO_BIG = 27,
+	DOCA_ERROR_AUTHENTICATION = 28,
+	DOCA_ERROR_BAD_CONFIG = 29,
+	DOCA_ERROR_SKIPPED = 30,
+	DOCA_ERROR_DEVICE_FATAL_ERROR = 31,
 } doca_error_t;
 
 /** True when r is not DOCA_SUCCESS (hinted as the unlikely branch). */

@@ -72,15 +72,16 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
 
 /**
  * Registers the file's log source under SOURCE at load time (and unregisters it at exit).
- * Use once per source file, at file scope.
+ * Use once per source file, at file scope. SOURCE is only stringified, so any tokens do, such as
+ * PE_POLLING::MAIN (the helper functions' names do not depend on it).
  */
 #define DOCA_LOG_REGISTER(SOURCE)                                                                      \
 	static int log_source;                                                                         \
-	static void __attribute__((constructor(65535), used)) doca_log_source_ctor_##SOURCE(void)     \
+	static void __attribute__((constructor(65535), used)) doca_log_source_ctor(void)              \
 	{                                                                                              \
 		doca_log_register_source(#SOURCE, &log_source);                                        \
 	}                                                                                              \
-	static void __attribute__((destructor, used)) doca_log_source_dtor_##SOURCE(void)             \
+	static void __attribute__((destructor, used)) doca_log_source_dtor(void)                      \
 	{                                                                                              \
 		doca_log_unregister_source(log_source);                                                \
 	}

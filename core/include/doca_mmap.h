@@ -6,6 +6,7 @@
 #ifndef DOCA_MMAP_H_
 #define DOCA_MMAP_H_
 
+#include <stdbool.h> /* as DOCA's header: programs rely on it */
 #include <stddef.h>
 #include <stdint.h>
 

@@ -11,6 +11,7 @@
 #define DOCA_PE_H_
 
 #include <stddef.h>
+#include <stdlib.h> /* as DOCA's doca_pe.h: programs rely on it */
 #include <stdint.h>
 
 #include <doca_compat.h>
@@ -52,7 +53,9 @@ uint8_t doca_pe_progress(struct doca_pe *pe);
 DOCA_STABLE
 doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle);
 
-/** Clears a received notification; the PE may then be armed again. */
+/** Clears a received notification; the PE may then be armed again. handle: the PE's own handle
+ *  or 0 (DOCA documents it as unused on Linux; its samples pass 0); any other value is
+ *  DOCA_ERROR_INVALID_VALUE. */
 DOCA_STABLE
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
 

@@ -1,8 +1,10 @@
 /*
  * doca_rdma.h — the DOCA 2.x RDMA context of libskiff-core, over rdma-core (librdmacm +
- * libibverbs). Connections are managed through RDMA-CM; every event (connection request,
- * established, failure, disconnect) and every task completion is delivered inside
- * doca_pe_progress(). Names and signatures follow DOCA 2.x; only the calls listed here exist.
+ * libibverbs). Connections are made through RDMA-CM (listen / connect_to_addr, with callbacks) or
+ * without it (doca_rdma_export on both sides, exchange the descriptors, doca_rdma_connect); every
+ * RDMA-CM event (connection request, established, failure, disconnect) and every task completion is
+ * delivered inside doca_pe_progress(). Names and signatures follow DOCA 2.x; only the calls listed here
+ * exist.
  *
  * skiff extension: skiff_rdma_connect_to_addr_with_private_data() sends private data with the
  * connection request; doca_rdma_connection_get_private_data() returns it to the server's
@@ -35,6 +37,12 @@ enum doca_rdma_addr_type {
     DOCA_RDMA_ADDR_TYPE_GID,
 };
 
+/** Queue pair types. skiff has RC only (DC needs mlx5 DCT/DCI, absent from generic verbs). */
+enum doca_rdma_transport_type {
+    DOCA_RDMA_TRANSPORT_TYPE_RC = 0,
+    DOCA_RDMA_TRANSPORT_TYPE_DC = 1,
+};
+
 /** What a receive task received. */
 enum doca_rdma_opcode {
     DOCA_RDMA_OPCODE_RECV_SEND = 0,
@@ -62,6 +70,47 @@ doca_error_t doca_rdma_set_recv_queue_size(struct doca_rdma *rdma, uint32_t recv
 doca_error_t doca_rdma_get_recv_queue_size(const struct doca_rdma *rdma, uint32_t *recv_queue_size);
 doca_error_t doca_rdma_set_max_num_connections(struct doca_rdma *rdma, uint16_t max_num_connections);
 doca_error_t doca_rdma_get_max_num_connections(struct doca_rdma *rdma, uint16_t *max_num_connections);
+/* RC only: DC is NOT_SUPPORTED. */
+doca_error_t doca_rdma_set_transport_type(struct doca_rdma *rdma,
+                                          enum doca_rdma_transport_type transport_type);
+doca_error_t doca_rdma_get_transport_type(const struct doca_rdma *rdma,
+                                          enum doca_rdma_transport_type *transport_type);
+doca_error_t doca_rdma_cap_transport_type_is_supported(const struct doca_devinfo *devinfo,
+                                                       enum doca_rdma_transport_type transport_type);
+/* export / connect: use a GRH on the path even on InfiniBand (RoCE always has one). Default off. */
+doca_error_t doca_rdma_set_grh_enabled(struct doca_rdma *rdma, uint8_t grh_enabled);
+doca_error_t doca_rdma_get_grh_enabled(const struct doca_rdma *rdma, uint8_t *grh_enabled);
+/* Most buffers in a receive task's destination list (1..16, default 1): the receive fills them in order. */
+doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma, uint32_t buf_list_len);
+doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma *rdma,
+                                                         uint32_t *buf_list_len);
+
+/* ---- capabilities: DOCA_SUCCESS when the device has RDMA (every task runs over verbs),
+ * NOT_SUPPORTED otherwise, INVALID_VALUE for NULL. */
+doca_error_t doca_rdma_cap_task_receive_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t doca_rdma_cap_task_send_imm_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t doca_rdma_cap_task_read_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t doca_rdma_cap_task_write_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t doca_rdma_cap_task_write_imm_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_get_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t
+doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(const struct doca_devinfo *devinfo);
+doca_error_t
+doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(const struct doca_devinfo *devinfo);
+
+/* ---- connections without RDMA-CM (RUNNING). Each side exports (a new connection with its QP, and
+ * a descriptor valid until the connection is released), the descriptors are exchanged by any
+ * means, then each side connects its connection to the peer's descriptor: the QP goes to RTR and
+ * RTS and the connection is usable at once (no callbacks). The descriptor is skiff's own format. */
+doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_conn_details,
+                              size_t *local_rdma_conn_details_size,
+                              struct doca_rdma_connection **rdma_connection);
+/* BAD_STATE for a connection that was not exported or is connected already; INVALID_VALUE for a
+ * descriptor that is not one. */
+doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
+                               size_t remote_rdma_conn_details_size,
+                               struct doca_rdma_connection *rdma_connection);
 
 /* ---- connections (RDMA-CM) */
 typedef void (*doca_rdma_connection_request_cb_t)(struct doca_rdma_connection *rdma_connection,
@@ -227,6 +276,58 @@ doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
                                                     doca_be32_t immediate_data, union doca_data user_data,
                                                     struct doca_rdma_task_write_imm **task);
 struct doca_task *doca_rdma_task_write_imm_as_task(struct doca_rdma_task_write_imm *task);
+
+/* ---- remote-net sync events (the peer's doca_sync_event_export_to_remote_net, imported with
+ * doca_sync_event_remote_net_create_from_export): an 8-byte RDMA read (get, into the tail of
+ * dst_buf), write (notify_set, the first 8 bytes of src_buf's data) or fetch-and-add (notify_add,
+ * the value before the add lands in the tail of result_buf). */
+struct doca_sync_event_remote_net;
+struct doca_rdma_task_remote_net_sync_event_get;
+struct doca_rdma_task_remote_net_sync_event_notify_set;
+struct doca_rdma_task_remote_net_sync_event_notify_add;
+typedef void (*doca_rdma_task_remote_net_sync_event_get_completion_cb_t)(
+    struct doca_rdma_task_remote_net_sync_event_get *task, union doca_data task_user_data,
+    union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t)(
+    struct doca_rdma_task_remote_net_sync_event_notify_set *task, union doca_data task_user_data,
+    union doca_data ctx_user_data);
+typedef void (*doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t)(
+    struct doca_rdma_task_remote_net_sync_event_notify_add *task, union doca_data task_user_data,
+    union doca_data ctx_user_data);
+doca_error_t doca_rdma_task_remote_net_sync_event_get_set_conf(
+    struct doca_rdma *rdma,
+    doca_rdma_task_remote_net_sync_event_get_completion_cb_t successful_task_completion_cb,
+    doca_rdma_task_remote_net_sync_event_get_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
+    struct doca_rdma *rdma,
+    doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t successful_task_completion_cb,
+    doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t error_task_completion_cb,
+    uint32_t num_tasks);
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
+    struct doca_rdma *rdma,
+    doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t successful_task_completion_cb,
+    doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t error_task_completion_cb,
+    uint32_t num_tasks);
+doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
+    struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+    const struct doca_sync_event_remote_net *event, struct doca_buf *dst_buf, union doca_data user_data,
+    struct doca_rdma_task_remote_net_sync_event_get **task);
+struct doca_task *
+doca_rdma_task_remote_net_sync_event_get_as_task(struct doca_rdma_task_remote_net_sync_event_get *task);
+struct doca_buf *doca_rdma_task_remote_net_sync_event_get_get_dst_buf(
+    const struct doca_rdma_task_remote_net_sync_event_get *task);
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+    struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+    struct doca_sync_event_remote_net *event, const struct doca_buf *src_buf, union doca_data user_data,
+    struct doca_rdma_task_remote_net_sync_event_notify_set **task);
+struct doca_task *doca_rdma_task_remote_net_sync_event_notify_set_as_task(
+    struct doca_rdma_task_remote_net_sync_event_notify_set *task);
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+    struct doca_rdma *rdma, struct doca_rdma_connection *rdma_connection,
+    struct doca_sync_event_remote_net *event, struct doca_buf *result_buf, uint64_t add_data,
+    union doca_data user_data, struct doca_rdma_task_remote_net_sync_event_notify_add **task);
+struct doca_task *doca_rdma_task_remote_net_sync_event_notify_add_as_task(
+    struct doca_rdma_task_remote_net_sync_event_notify_add *task);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,7 @@ struct doca_sync_event_task_get;
 struct doca_sync_event_task_notify_set;
 struct doca_sync_event_task_notify_add;
 struct doca_sync_event_task_wait_gt;
+struct doca_sync_event_task_wait_eq;
 
 typedef void (*doca_sync_event_task_get_completion_cb_t)(struct doca_sync_event_task_get *task,
                                                          union doca_data task_user_data,
@@ -47,6 +48,9 @@ typedef void (*doca_sync_event_task_notify_set_completion_cb_t)(struct doca_sync
 typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync_event_task_notify_add *task,
                                                                 union doca_data task_user_data,
                                                                 union doca_data ctx_user_data);
+typedef void (*doca_sync_event_task_wait_eq_completion_cb_t)(struct doca_sync_event_task_wait_eq *task,
+                                                             union doca_data task_user_data,
+                                                             union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_wait_gt_completion_cb_t)(struct doca_sync_event_task_wait_gt *task,
                                                              union doca_data task_user_data,
                                                              union doca_data ctx_user_data);
@@ -63,6 +67,8 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const struct doca_devinfo *devinfo);
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_task_wait_gt_is_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_task_wait_eq_is_supported(const struct doca_devinfo *devinfo);
 
 /** Creates a CPU sync event with value 0. */
 DOCA_EXPERIMENTAL
@@ -135,6 +141,11 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_wait_gt(struct doca_sync_event *event, uint64_t value, uint64_t mask);
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_wait_gt_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
+/** Like wait_gt / wait_gt_yield, until (counter & mask) == value. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_wait_eq(struct doca_sync_event *event, uint64_t value, uint64_t mask);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_wait_eq_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
 
 /*
  * Tasks of a sync event used as a ctx. set_conf: IDLE only (DOCA_ERROR_BAD_STATE otherwise);
@@ -215,6 +226,59 @@ DOCA_EXPERIMENTAL
 void doca_sync_event_task_wait_gt_set_mask(struct doca_sync_event_task_wait_gt *task, uint64_t mask);
 DOCA_EXPERIMENTAL
 uint64_t doca_sync_event_task_wait_gt_get_mask(const struct doca_sync_event_task_wait_gt *task);
+
+/** wait_eq tasks complete (inside progress) once (counter & mask) == wait_val; same rules as wait_gt. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_eq_set_conf(struct doca_sync_event *event,
+                                                   doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
+                                                   doca_sync_event_task_wait_eq_completion_cb_t error_cb,
+                                                   uint32_t num_tasks);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
+                                                     uint64_t mask, union doca_data user_data,
+                                                     struct doca_sync_event_task_wait_eq **task);
+DOCA_EXPERIMENTAL
+struct doca_task *doca_sync_event_task_wait_eq_as_doca_task(struct doca_sync_event_task_wait_eq *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_eq_set_wait_val(struct doca_sync_event_task_wait_eq *task, uint64_t wait_val);
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_eq_get_wait_val(const struct doca_sync_event_task_wait_eq *task);
+DOCA_EXPERIMENTAL
+void doca_sync_event_task_wait_eq_set_mask(struct doca_sync_event_task_wait_eq *task, uint64_t mask);
+DOCA_EXPERIMENTAL
+uint64_t doca_sync_event_task_wait_eq_get_mask(const struct doca_sync_event_task_wait_eq *task);
+
+/*
+ * Remote PCI (host <-> DPU): the publisher declares a remote-PCI location before start, starts the
+ * event and exports it; the other side creates its own event from the descriptor (then starts it
+ * and uses it like any event: get/update/wait, or as a ctx). skiff runs both sides on one machine:
+ * the counter lives in a shared memory page that the importing process maps, so the importer must
+ * run as the same user as the exporter, which must stay alive. Waiters on the importing side see
+ * an update by the other process within one sleep slice (1 ms); a PE in notification mode is not
+ * woken by it (poll, or update locally).
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo);
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
+/** Before start. DOCA_ERROR_NOT_SUPPORTED for an event that uses doca_sync_event_set_addr. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event);
+/**
+ * The descriptor (valid until the event is destroyed). DOCA_ERROR_NOT_PERMITTED without a
+ * remote-PCI publisher, DOCA_ERROR_BAD_STATE before start.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
+                                                  const uint8_t **data, size_t *sz);
+/**
+ * A new event sharing the exported counter; destroy it with doca_sync_event_destroy.
+ * DOCA_ERROR_INVALID_VALUE (not a descriptor), DOCA_ERROR_NOT_FOUND (the exporter is gone or not
+ * reachable).
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
+                                                struct doca_sync_event **event);
 
 /**
  * The event's handle for DPA code on dpa. The event must be started (standalone) and have a DPA

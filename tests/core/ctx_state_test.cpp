@@ -107,11 +107,41 @@ TEST_F(SyncCtxFixture, StopWithoutTasksGoesStraightToIdle) {
     doca_ctx_states s{};
     ASSERT_EQ(doca_ctx_get_state(ctx, &s), DOCA_SUCCESS);
     EXPECT_EQ(s, DOCA_CTX_STATE_IDLE);
-    EXPECT_EQ(doca_pe_progress(pe), 1);
+    // The -> IDLE callback ran inside doca_ctx_stop: nothing is left for progress.
     ASSERT_EQ(states.changes.size(), 2u);
     EXPECT_EQ(states.changes[1].first, DOCA_CTX_STATE_RUNNING);
     EXPECT_EQ(states.changes[1].second, DOCA_CTX_STATE_IDLE);
-    EXPECT_EQ(doca_ctx_stop(ctx), DOCA_ERROR_BAD_STATE);
+    EXPECT_EQ(states.state_inside_cb[1], DOCA_CTX_STATE_IDLE);
+    EXPECT_EQ(doca_pe_progress(pe), 0);
+}
+
+TEST_F(SyncCtxFixture, StopOfAnIdleCtxSucceedsAndReportsNothing) {
+    EXPECT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS) << "never started";
+    connect_and_start();
+    progress_all(pe);
+    ASSERT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS);
+    size_t reported = states.changes.size();
+    EXPECT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS) << "a second stop, as cleanup paths do";
+    EXPECT_EQ(doca_pe_progress(pe), 0);
+    EXPECT_EQ(states.changes.size(), reported);
+}
+
+TEST_F(SyncCtxFixture, RestartRightAfterASynchronousStopGetsNoLateIdleCallback) {
+    connect_and_start();
+    progress_all(pe);
+    ASSERT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS);
+    ASSERT_EQ(doca_ctx_start(ctx), DOCA_SUCCESS); // restart as soon as IDLE is seen
+    progress_all(pe);
+    doca_ctx_states s{};
+    ASSERT_EQ(doca_ctx_get_state(ctx, &s), DOCA_SUCCESS);
+    EXPECT_EQ(s, DOCA_CTX_STATE_RUNNING);
+    ASSERT_FALSE(states.changes.empty());
+    EXPECT_EQ(states.changes.back(), std::make_pair(DOCA_CTX_STATE_IDLE, DOCA_CTX_STATE_RUNNING));
+    for (size_t i = 0; i < states.changes.size(); ++i) {
+        if (states.changes[i].second == DOCA_CTX_STATE_IDLE) {
+            EXPECT_EQ(states.state_inside_cb[i], DOCA_CTX_STATE_IDLE) << "callback " << i;
+        }
+    }
 }
 
 TEST_F(SyncCtxFixture, ConfigurationIsRefusedAfterStart) {
@@ -148,6 +178,18 @@ TEST_F(SyncWaitTasks, StopWithTasksInFlightFlushesThemThroughErrorCallbacks) {
     EXPECT_EQ(inflight, 0u);
 }
 
+TEST_F(SyncWaitTasks, TasksTheEngineFinishedBeforeTheStopIsDeliveredStillFail) {
+    connect_and_start();
+    progress_all(pe);
+    for (int i = 0; i < 3; ++i) submit_wait(0);
+    ASSERT_EQ(doca_sync_event_update_set(event, 1), DOCA_SUCCESS); // the engine completes them
+    EXPECT_EQ(doca_ctx_stop(ctx), DOCA_ERROR_IN_PROGRESS);         // before any progress
+    ASSERT_TRUE(progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE));
+    EXPECT_TRUE(done.ok.empty()) << "a task in flight at stop was reported as a success";
+    EXPECT_EQ(done.failed,
+              (std::vector<doca_error_t>{DOCA_ERROR_SHUTDOWN, DOCA_ERROR_SHUTDOWN, DOCA_ERROR_SHUTDOWN}));
+}
+
 TEST_F(SyncWaitTasks, StoppingWaitsUntilEveryTaskIsFreed) {
     done.free_in_callback = false; // the application keeps the flushed tasks for a while
     connect_and_start();
@@ -170,6 +212,27 @@ TEST_F(SyncWaitTasks, StoppingWaitsUntilEveryTaskIsFreed) {
     doca_task_free(b);
     ASSERT_TRUE(progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE));
     EXPECT_EQ(states.changes.back(), std::make_pair(DOCA_CTX_STATE_STOPPING, DOCA_CTX_STATE_IDLE));
+}
+
+TEST_F(SyncWaitTasks, RestartAsSoonAsIdleIsSeenNeverGetsTheIdleCallbackWhileRunning) {
+    connect_and_start();
+    progress_all(pe);
+    submit_wait(100);
+    ASSERT_EQ(doca_ctx_stop(ctx), DOCA_ERROR_IN_PROGRESS);
+    // The application polls the state between progress calls and restarts the moment it is IDLE.
+    bool restarted = false;
+    for (int i = 0; i < 100000 && !restarted; ++i) {
+        doca_pe_progress(pe);
+        doca_ctx_states s{};
+        doca_ctx_get_state(ctx, &s);
+        if (s == DOCA_CTX_STATE_IDLE) restarted = doca_ctx_start(ctx) == DOCA_SUCCESS;
+    }
+    ASSERT_TRUE(restarted);
+    progress_all(pe);
+    ASSERT_GE(states.changes.size(), 4u);
+    EXPECT_EQ(states.changes[2], std::make_pair(DOCA_CTX_STATE_STOPPING, DOCA_CTX_STATE_IDLE));
+    EXPECT_EQ(states.state_inside_cb[2], DOCA_CTX_STATE_IDLE) << "the IDLE callback ran while RUNNING";
+    EXPECT_EQ(states.changes.back(), std::make_pair(DOCA_CTX_STATE_IDLE, DOCA_CTX_STATE_RUNNING));
 }
 
 TEST_F(SyncWaitTasks, RestartAfterStopWorks) {

@@ -152,6 +152,7 @@ TEST(DevTopology, Rule7_DestroyingTheListKeepsOpenedDevicesUsable) {
     char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
     ASSERT_EQ(doca_devinfo_get_pci_addr_str(info, pci), DOCA_SUCCESS);
     EXPECT_STREQ(pci, "0000:03:00.1");
+    EXPECT_EQ(doca_dev_close(nullptr), DOCA_SUCCESS) << "closing nothing is nothing to do";
     EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
 }
 

@@ -78,8 +78,11 @@ TEST_F(DmaLifecycle, CompletionsArriveOnlyThroughProgressOnTheCallersThread) {
     EXPECT_EQ(doca_pe_progress(pe), 0);
 }
 
-TEST_F(DmaLifecycle, StopWithTasksInFlightDrainsThemAndReachesIdle) {
+TEST_F(DmaLifecycle, StopWithTasksInFlightFailsThemAllAndReachesIdle) {
     submit_copies(255, 2048);
+    // Let the engine finish the copies first (no progress, so none is delivered): a stop still
+    // fails every task in flight, also those whose data moved (doca_ctx.h).
+    for (long i = 0; i < 20000000 && !copied(254, 2048); ++i) std::this_thread::yield();
     EXPECT_EQ(doca_ctx_stop(ctx), DOCA_ERROR_IN_PROGRESS);
     doca_ctx_states s{};
     doca_ctx_get_state(ctx, &s);
@@ -89,14 +92,7 @@ TEST_F(DmaLifecycle, StopWithTasksInFlightDrainsThemAndReachesIdle) {
 
     ASSERT_TRUE(progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE));
     ASSERT_EQ(done.size(), 255u) << "every in-flight task comes back through a callback";
-    for (uint32_t i = 0; i < done.size(); ++i) {
-        // Tasks the engine had already run complete normally; the rest are flushed.
-        EXPECT_TRUE(done[i].status == DOCA_SUCCESS || done[i].status == DOCA_ERROR_SHUTDOWN)
-            << done[i].status;
-        if (done[i].status == DOCA_SUCCESS) {
-            EXPECT_TRUE(copied(static_cast<uint32_t>(done[i].user_data), 2048));
-        }
-    }
+    for (uint32_t i = 0; i < done.size(); ++i) EXPECT_EQ(done[i].status, DOCA_ERROR_SHUTDOWN) << i;
     ASSERT_GE(states.changes.size(), 3u);
     EXPECT_EQ(states.changes[states.changes.size() - 2],
               std::make_pair(DOCA_CTX_STATE_RUNNING, DOCA_CTX_STATE_STOPPING));

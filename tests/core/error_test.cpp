@@ -8,7 +8,7 @@
 
 TEST(DocaError, EveryCodeHasADistinctNameAndDescription) {
     std::set<std::string> names;
-    for (int code = DOCA_SUCCESS; code <= DOCA_ERROR_TOO_BIG; ++code) {
+    for (int code = DOCA_SUCCESS; code <= DOCA_ERROR_DEVICE_FATAL_ERROR; ++code) {
         auto err = static_cast<doca_error_t>(code);
         std::string name = doca_error_get_name(err);
         std::string descr = doca_error_get_descr(err);
@@ -17,15 +17,17 @@ TEST(DocaError, EveryCodeHasADistinctNameAndDescription) {
         EXPECT_EQ(name.rfind("DOCA_", 0), 0u) << name;
         names.insert(name);
     }
-    EXPECT_EQ(names.size(), 28u);
+    EXPECT_EQ(names.size(), 32u);
     EXPECT_STREQ(doca_error_get_name(DOCA_ERROR_IN_USE), "DOCA_ERROR_IN_USE");
     EXPECT_STREQ(doca_error_get_name(DOCA_ERROR_TOO_BIG), "DOCA_ERROR_TOO_BIG");
     EXPECT_EQ(DOCA_ERROR_EMPTY, 25);
     EXPECT_EQ(DOCA_ERROR_IN_PROGRESS, 26);
+    EXPECT_EQ(DOCA_ERROR_BAD_CONFIG, 29); // DOCA 3.0's codes, used by its samples
+    EXPECT_EQ(DOCA_ERROR_DEVICE_FATAL_ERROR, 31);
 }
 
 TEST(DocaError, UnknownValuesAreUnrecognized) {
-    EXPECT_STREQ(doca_error_get_name(static_cast<doca_error_t>(28)), "unrecognized error code");
+    EXPECT_STREQ(doca_error_get_name(static_cast<doca_error_t>(32)), "unrecognized error code");
     EXPECT_STREQ(doca_error_get_descr(static_cast<doca_error_t>(-1)), "unrecognized error code");
 }
 

@@ -142,6 +142,23 @@ TEST_F(AddTasks, NotificationHandleIsConstantAndWakesEpollOnlyWhenArmed) {
     close(epfd);
 }
 
+TEST_F(AddTasks, ClearNotificationTakesZeroAsDocaSamplesPass) {
+    doca_notification_handle_t fd = -1;
+    ASSERT_EQ(doca_pe_get_notification_handle(pe, &fd), DOCA_SUCCESS);
+    ASSERT_NE(fd, 0);
+    int epfd = epoll_create1(0);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ASSERT_EQ(epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev), 0);
+    ASSERT_EQ(doca_pe_request_notification(pe), DOCA_SUCCESS);
+    submit_add(1);
+    ASSERT_TRUE(readable(epfd));
+    ASSERT_EQ(doca_pe_clear_notification(pe, 0), DOCA_SUCCESS);
+    EXPECT_FALSE(readable(epfd)) << "0 clears this engine's handle";
+    EXPECT_EQ(progress_all(pe), 1);
+    close(epfd);
+}
+
 TEST_F(AddTasks, SpuriousWakeUpIsTolerated) {
     doca_notification_handle_t fd = -1;
     ASSERT_EQ(doca_pe_get_notification_handle(pe, &fd), DOCA_SUCCESS);

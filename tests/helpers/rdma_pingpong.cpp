@@ -5,9 +5,12 @@
 // bytes when the immediate arrives); RDMA READ of a server pattern (the client verifies);
 // a final SEND; the client disconnects and both sides see the disconnect. Also checks the
 // context's state rules on a real device (setters refused after start, task pool exhaustion).
+// With --no-cm the connection is made without RDMA-CM: each side calls doca_rdma_export, the
+// descriptors are exchanged over a TCP socket on the same port, each side calls doca_rdma_connect
+// (QP to RTR/RTS by hand); the same traffic follows, then the client's disconnect is local only.
 //
-//   rdma_pingpong --server --device rxe0 --port 7471
-//   rdma_pingpong --client --device rxe0 --addr 192.168.77.1 --port 7471
+//   rdma_pingpong --server --device rxe0 --port 7471 [--no-cm]
+//   rdma_pingpong --client --device rxe0 --addr 192.168.77.1 --port 7471 [--no-cm]
 // Prints one line per check; exit 0 only if every check passed. scripts/lab-tests.sh doca-rdma.
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -22,6 +25,9 @@
 #include "check_lines.hpp"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -254,6 +260,87 @@ void send_bytes(Side &s, uint8_t *region, const void *bytes, size_t len, bool im
     }
 }
 
+// ---- connection without RDMA-CM: descriptors exchanged over TCP (length-prefixed)
+
+bool write_all(int fd, const void *p, size_t n) {
+    auto *b = static_cast<const uint8_t *>(p);
+    while (n > 0) {
+        ssize_t w = ::write(fd, b, n);
+        if (w <= 0) return false;
+        b += w;
+        n -= static_cast<size_t>(w);
+    }
+    return true;
+}
+
+bool read_all(int fd, void *p, size_t n) {
+    auto *b = static_cast<uint8_t *>(p);
+    while (n > 0) {
+        ssize_t r = ::read(fd, b, n);
+        if (r <= 0) return false;
+        b += r;
+        n -= static_cast<size_t>(r);
+    }
+    return true;
+}
+
+// Exports a connection, swaps descriptors with the peer over fd, connects. Sets ev.conn.
+bool connect_without_cm(Side &s, int fd, const char *who) {
+    const void *mine = nullptr;
+    size_t mine_len = 0;
+    doca_rdma_connection *conn = nullptr;
+    if (!check_rc(doca_rdma_export(s.rdma, &mine, &mine_len, &conn), std::string(who) + ": doca_rdma_export"))
+        return false;
+    check_rc(doca_rdma_connect(s.rdma, "junk", 4, conn),
+             std::string(who) + ": a foreign descriptor is refused", DOCA_ERROR_INVALID_VALUE);
+    uint32_t len = static_cast<uint32_t>(mine_len), peer_len = 0;
+    std::vector<uint8_t> peer;
+    bool ok = write_all(fd, &len, sizeof len) && write_all(fd, mine, mine_len) &&
+              read_all(fd, &peer_len, sizeof peer_len) && peer_len <= 4096 &&
+              (peer.resize(peer_len), read_all(fd, peer.data(), peer_len));
+    if (!check(ok, std::string(who) + ": descriptors exchanged over TCP")) return false;
+    if (!check_rc(doca_rdma_connect(s.rdma, peer.data(), peer.size(), conn),
+                  std::string(who) + ": doca_rdma_connect"))
+        return false;
+    check_rc(doca_rdma_connect(s.rdma, peer.data(), peer.size(), conn),
+             std::string(who) + ": connecting twice", DOCA_ERROR_BAD_STATE);
+    ev.conn = conn;
+    ev.established = true;
+    return true;
+}
+
+int tcp_accept_one(uint16_t port) {
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    if (bind(ls, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0 || listen(ls, 1) != 0) {
+        ::close(ls);
+        return -1;
+    }
+    std::printf("listening on port %u\n", port);
+    std::fflush(stdout);
+    int fd = accept(ls, nullptr, nullptr);
+    ::close(ls);
+    return fd;
+}
+
+int tcp_connect(const std::string &addr, uint16_t port) {
+    for (int attempt = 0; attempt < 80; ++attempt) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        inet_pton(AF_INET, addr.c_str(), &a.sin_addr);
+        if (connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0) return fd;
+        ::close(fd);
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    return -1;
+}
+
 bool stop_and_destroy(Side &s) {
     doca_error_t rc = doca_ctx_stop(s.ctx);
     check(rc == DOCA_SUCCESS || rc == DOCA_ERROR_IN_PROGRESS, "doca_ctx_stop");
@@ -273,7 +360,7 @@ bool stop_and_destroy(Side &s) {
     return true;
 }
 
-int run_server(const std::string &device, uint16_t port) {
+int run_server(const std::string &device, uint16_t port, bool no_cm) {
     Side s;
     if (!setup(s, device, true)) return 1;
     uint8_t *recv_area = s.memory.data(), *send_area = recv_area + kRegion,
@@ -305,16 +392,24 @@ int run_server(const std::string &device, uint16_t port) {
     check(blob2 == blob && blob2_len == blob_len, "a second export hands out the same descriptor");
 
     post_receive(s, recv_area); // before any connection: it sits on the shared receive queue
-    check_rc(doca_rdma_start_listen_to_port(s.rdma, port), "doca_rdma_start_listen_to_port");
-    std::printf("listening on port %u\n", port);
-    std::fflush(stdout);
-    if (!progress_until(
-            s, [] { return ev.requested; }, "server: connection request", 40))
-        return 1;
-    check(ev.request_data == kRequestData, "server: request private data", ev.request_data);
-    if (!progress_until(
-            s, [] { return ev.established; }, "server: established"))
-        return 1;
+    if (no_cm) {
+        int fd = tcp_accept_one(port);
+        if (!check(fd >= 0, "server: TCP peer for the descriptor exchange")) return 1;
+        bool ok = connect_without_cm(s, fd, "server");
+        ::close(fd);
+        if (!ok) return 1;
+    } else {
+        check_rc(doca_rdma_start_listen_to_port(s.rdma, port), "doca_rdma_start_listen_to_port");
+        std::printf("listening on port %u\n", port);
+        std::fflush(stdout);
+        if (!progress_until(
+                s, [] { return ev.requested; }, "server: connection request", 40))
+            return 1;
+        check(ev.request_data == kRequestData, "server: request private data", ev.request_data);
+        if (!progress_until(
+                s, [] { return ev.established; }, "server: established"))
+            return 1;
+    }
     uint32_t id = 99;
     check_rc(doca_rdma_connection_get_id(ev.conn, &id), "connection id");
     check(id < 2, "connection id is a slot number", std::to_string(id));
@@ -347,14 +442,15 @@ int run_server(const std::string &device, uint16_t port) {
             s, [] { return ev.recv_done == 3; }, "server: receive done"))
         return 1;
     check(take_received(ev.last_recv) == "read verified", "server: final message");
-    progress_until(
-        s, [] { return ev.disconnected; }, "server: disconnect event");
+    if (!no_cm) // without RDMA-CM nothing tells this side about the peer's disconnect
+        progress_until(
+            s, [] { return ev.disconnected; }, "server: disconnect event");
     stop_and_destroy(s);
     std::printf("server: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }
 
-int run_client(const std::string &device, const std::string &addr, uint16_t port) {
+int run_client(const std::string &device, const std::string &addr, uint16_t port, bool no_cm) {
     Side s;
     if (!setup(s, device, false)) return 1;
     uint8_t *recv_area = s.memory.data(), *send_area = recv_area + kRegion, *read_dst = send_area + kRegion,
@@ -362,6 +458,13 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     for (size_t i = 0; i < kRegion; ++i) write_src[i] = pattern(i, 0xa0);
 
     post_receive(s, recv_area);
+    if (no_cm) {
+        int fd = tcp_connect(addr, port);
+        if (!check(fd >= 0, "client: TCP connection for the descriptor exchange")) return 1;
+        bool ok = connect_without_cm(s, fd, "client");
+        ::close(fd);
+        if (!ok) return 1;
+    }
     doca_rdma_addr *a = nullptr;
     check_rc(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, addr.c_str(), port, &a),
              "doca_rdma_addr_create");
@@ -437,8 +540,9 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
             s, [] { return ev.send_done == 2; }, "client: final send"))
         return 1;
     check_rc(doca_rdma_connection_disconnect(ev.conn), "client: disconnect");
-    progress_until(
-        s, [] { return ev.disconnected; }, "client: disconnect event");
+    if (!no_cm)
+        progress_until(
+            s, [] { return ev.disconnected; }, "client: disconnect event");
     check_rc(doca_mmap_destroy(remote), "client: destroy the imported mmap");
     stop_and_destroy(s);
     std::printf("client: %d passed, %d failed\n", g_passed, g_failed);
@@ -451,18 +555,21 @@ int main(int argc, char **argv) {
     CLI::App app{
         "Two doca_rdma contexts exchange send/receive, RDMA write (+imm) and RDMA read over a real RDMA "
         "device, verifying every byte. Run the server first, then the client."};
-    bool server = false, client = false;
+    bool server = false, client = false, no_cm = false;
     std::string device = "rxe0", addr = "192.168.77.1";
     uint16_t port = 7471;
     app.add_flag("--server", server, "listen and serve one client");
     app.add_flag("--client", client, "connect to the server");
     app.add_option("--device", device, "rdma-core device name (ibv_devices)")->capture_default_str();
     app.add_option("--addr", addr, "server IP address (client)")->capture_default_str();
-    app.add_option("--port", port, "RDMA-CM port")->capture_default_str();
+    app.add_option("--port", port, "RDMA-CM port (with --no-cm: the TCP port of the descriptor exchange)")
+        ->capture_default_str();
+    app.add_flag("--no-cm", no_cm,
+                 "connect without RDMA-CM: doca_rdma_export / doca_rdma_connect, descriptors over TCP");
     CLI11_PARSE(app, argc, argv);
     if (server == client) {
         std::fprintf(stderr, "rdma_pingpong: give exactly one of --server / --client (see --help)\n");
         return 2;
     }
-    return server ? run_server(device, port) : run_client(device, addr, port);
+    return server ? run_server(device, port, no_cm) : run_client(device, addr, port, no_cm);
 }

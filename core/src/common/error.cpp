@@ -10,7 +10,7 @@ struct ErrorText {
     const char *descr;
 };
 
-constexpr std::array<ErrorText, 28> kErrors = {{
+constexpr std::array<ErrorText, 32> kErrors = {{
     {"DOCA_SUCCESS", "Success"},
     {"DOCA_ERROR_UNKNOWN", "Unknown error"},
     {"DOCA_ERROR_NOT_PERMITTED", "Operation not permitted"},
@@ -39,6 +39,10 @@ constexpr std::array<ErrorText, 28> kErrors = {{
     {"DOCA_ERROR_EMPTY", "No entry is available in resource"},
     {"DOCA_ERROR_IN_PROGRESS", "Operation is in progress"},
     {"DOCA_ERROR_TOO_BIG", "Requested operation too big to be contained"},
+    {"DOCA_ERROR_AUTHENTICATION", "Authentication failure"},
+    {"DOCA_ERROR_BAD_CONFIG", "Configuration is not valid"},
+    {"DOCA_ERROR_SKIPPED", "Result is valid, but some previous output data was dropped"},
+    {"DOCA_ERROR_DEVICE_FATAL_ERROR", "Device experienced a fatal error"},
 }};
 
 constexpr const char *kUnrecognized = "unrecognized error code";

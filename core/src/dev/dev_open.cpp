@@ -66,7 +66,9 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev) 
 }
 
 doca_error_t doca_dev_close(struct doca_dev *dev) {
-    if (dev == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    // Closing nothing is nothing to do (like free(NULL)): DOCA programs close unconditionally on
+    // their cleanup paths, also when the open failed, and treat any error as a failure.
+    if (dev == nullptr) return DOCA_SUCCESS;
     auto &reg = skiff::core::dev::registry();
     std::lock_guard lock(reg.mutex);
     // Checked without touching *dev: a device closed for the last time is freed.

@@ -71,6 +71,10 @@ doca_error_t doca_devinfo_get_is_dpa_supported(const doca_devinfo *devinfo) {
                                                                            : DOCA_ERROR_NOT_SUPPORTED;
 }
 
+doca_error_t doca_dpa_cap_is_supported(const doca_devinfo *devinfo) {
+    return doca_devinfo_get_is_dpa_supported(devinfo);
+}
+
 doca_error_t doca_dpa_create(doca_dev *dev, doca_dpa **dpa) {
     if (!dev || !dpa) return DOCA_ERROR_INVALID_VALUE;
     const auto &desc = skiff::core::dev::desc_of(dev);

@@ -58,6 +58,7 @@ doca_error_t doca_ctx::start() {
     }
     order_.prepare(total_tasks);
     fatal_requested_.store(false);
+    user_stop_ = false;
     doca_error_t err = on_start();
     if (err != DOCA_SUCCESS) {
         for (auto *kind : kinds_) kind->release_pool();
@@ -73,11 +74,13 @@ doca_error_t doca_ctx::start() {
 }
 
 doca_error_t doca_ctx::stop() {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     switch (state()) {
     case DOCA_CTX_STATE_IDLE:
-        logger().error("{} ctx stop: ctx is already IDLE", type_name_);
-        return DOCA_ERROR_BAD_STATE;
+        // Nothing to stop: the goal state is reached. DOCA programs stop unconditionally in their
+        // cleanup and treat any error as failure, so this is not one.
+        logger().debug("{} ctx stop: ctx is already IDLE, nothing to do", type_name_);
+        return DOCA_SUCCESS;
     case DOCA_CTX_STATE_STOPPING:
         return DOCA_ERROR_IN_PROGRESS;
     default:
@@ -86,10 +89,20 @@ doca_error_t doca_ctx::stop() {
     if (inflight() == 0 && all_tasks_returned()) {
         on_stop_requested();
         finish_stop_locked();
+        lock.unlock();
+        // Delivered before stop returns: the application sees IDLE only after its callback ran,
+        // so a restart right after stop never receives this transition while RUNNING.
+        deliver_pending_transitions();
         return DOCA_SUCCESS;
     }
+    user_stop_ = true;
     enter_stopping();
     return DOCA_ERROR_IN_PROGRESS;
+}
+
+void doca_ctx::deliver_pending_transitions() {
+    while (transitions_pending_.load(std::memory_order_acquire) && deliver_transition()) {
+    }
 }
 
 void doca_ctx::enter_stopping() {
@@ -208,15 +221,26 @@ bool doca_ctx::deliver_completion() {
     if (!task) return false;
     task->in_flight = false;
     inflight_.store(inflight() - 1, std::memory_order_relaxed); // PE thread only: no locked RMW
+    // Every task still in flight when the application stops the ctx fails (doca_ctx.h): an engine
+    // that finished it anyway does not make it a success the application could mistake for a
+    // running ctx. After a fatal engine error the engine's own verdicts stand (the tasks ahead of
+    // the failing one did run).
+    if (user_stop_ && state() == DOCA_CTX_STATE_STOPPING && task->status == DOCA_SUCCESS)
+        task->status = DOCA_ERROR_SHUTDOWN;
     task->kind->deliver(task, user_data_);
     return true;
 }
 
 bool doca_ctx::try_finish_stop() {
-    std::lock_guard lock(mu_);
-    if (state() != DOCA_CTX_STATE_STOPPING || inflight() != 0 || !all_tasks_returned()) return false;
-    finish_stop_locked();
-    return true; // the IDLE transition is delivered by the next progress call
+    {
+        std::lock_guard lock(mu_);
+        if (state() != DOCA_CTX_STATE_STOPPING || inflight() != 0 || !all_tasks_returned()) return false;
+        finish_stop_locked();
+    }
+    // STOPPING -> IDLE is delivered in this same progress call, before the application can see
+    // IDLE and restart: a restarted (RUNNING) ctx never receives a late IDLE callback.
+    deliver_pending_transitions();
+    return true;
 }
 
 doca_error_t doca_ctx::allocate(skiff::core::TaskKind &kind, doca_task **out, doca_data user_data) {

@@ -92,6 +92,8 @@ struct doca_ctx {
     void move_to(doca_ctx_states next);
     void enter_stopping();
     bool deliver_transition();
+    // Runs the state-change callbacks still queued (none may be left when IDLE becomes visible).
+    void deliver_pending_transitions();
     bool handle_fatal_request();
     bool try_finish_stop();
     bool all_tasks_returned() const;
@@ -106,6 +108,7 @@ struct doca_ctx {
     std::atomic<size_t> inflight_{0};
     std::atomic<bool> transitions_pending_{false};
     std::atomic<bool> fatal_requested_{false};
+    bool user_stop_ = false; // STOPPING because the application called stop (not a fatal error)
     std::array<Transition, 8> pending_{};
     size_t num_pending_ = 0;
     doca_pe *pe_ = nullptr;

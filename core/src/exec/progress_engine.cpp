@@ -120,7 +120,9 @@ doca_error_t doca_pe_get_notification_handle(const doca_pe *pe, doca_notificatio
 
 doca_error_t doca_pe_clear_notification(doca_pe *pe, doca_notification_handle_t handle) {
     if (!pe) return DOCA_ERROR_INVALID_VALUE;
-    if (handle != pe->notifier().fd()) {
+    // DOCA documents the handle as unused on Linux and its samples pass 0: accept 0 as well as
+    // the engine's own fd, refuse anything else (most likely another engine's handle).
+    if (handle != 0 && handle != pe->notifier().fd()) {
         logger().error("pe clear_notification: handle {} is not this engine's handle {}", handle,
                        pe->notifier().fd());
         return DOCA_ERROR_INVALID_VALUE;

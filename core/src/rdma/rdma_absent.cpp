@@ -238,6 +238,143 @@ struct doca_task *doca_rdma_task_write_imm_as_task(struct doca_rdma_task_write_i
     return nullptr;
 }
 
+doca_error_t doca_rdma_set_transport_type(struct doca_rdma *, enum doca_rdma_transport_type) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_get_transport_type(const struct doca_rdma *, enum doca_rdma_transport_type *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_transport_type_is_supported(const struct doca_devinfo *,
+                                                       enum doca_rdma_transport_type) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_set_grh_enabled(struct doca_rdma *, uint8_t) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_get_grh_enabled(const struct doca_rdma *, uint8_t *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *, uint32_t) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma *, uint32_t *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_receive_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_send_imm_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_read_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_write_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_write_imm_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_get_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(const struct doca_devinfo *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_export(struct doca_rdma *, const void **, size_t *, struct doca_rdma_connection **) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_connect(struct doca_rdma *, const void *, size_t, struct doca_rdma_connection *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_dpa_completion_attach(struct doca_rdma *, struct doca_dpa_completion *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_get_dpa_handle(struct doca_rdma *, doca_dpa_dev_rdma_t *) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_get_set_conf(
+    struct doca_rdma *, doca_rdma_task_remote_net_sync_event_get_completion_cb_t,
+    doca_rdma_task_remote_net_sync_event_get_completion_cb_t, uint32_t) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
+    struct doca_rdma *, doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t,
+    doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t, uint32_t) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
+    struct doca_rdma *, doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t,
+    doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t, uint32_t) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
+    struct doca_rdma *, struct doca_rdma_connection *, const struct doca_sync_event_remote_net *,
+    struct doca_buf *, union doca_data, struct doca_rdma_task_remote_net_sync_event_get **) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+struct doca_task *
+doca_rdma_task_remote_net_sync_event_get_as_task(struct doca_rdma_task_remote_net_sync_event_get *) {
+    return nullptr;
+}
+
+struct doca_buf *doca_rdma_task_remote_net_sync_event_get_get_dst_buf(
+    const struct doca_rdma_task_remote_net_sync_event_get *) {
+    return nullptr;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+    struct doca_rdma *, struct doca_rdma_connection *, struct doca_sync_event_remote_net *,
+    const struct doca_buf *, union doca_data, struct doca_rdma_task_remote_net_sync_event_notify_set **) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+struct doca_task *doca_rdma_task_remote_net_sync_event_notify_set_as_task(
+    struct doca_rdma_task_remote_net_sync_event_notify_set *) {
+    return nullptr;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+    struct doca_rdma *, struct doca_rdma_connection *, struct doca_sync_event_remote_net *, struct doca_buf *,
+    uint64_t, union doca_data, struct doca_rdma_task_remote_net_sync_event_notify_add **) {
+    return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+struct doca_task *doca_rdma_task_remote_net_sync_event_notify_add_as_task(
+    struct doca_rdma_task_remote_net_sync_event_notify_add *) {
+    return nullptr;
+}
+
 } // extern "C"
 
 #endif // !SKIFF_HAVE_RDMA

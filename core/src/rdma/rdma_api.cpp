@@ -50,6 +50,12 @@ doca_error_t set_queue_size(doca_rdma *rdma, uint32_t size, uint32_t *field, con
     return DOCA_SUCCESS;
 }
 
+doca_error_t rdma_capable(const doca_devinfo *devinfo) {
+    if (devinfo == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    return skiff::core::devinfo_has_cap(devinfo, skiff::core::DevCap::rdma) ? DOCA_SUCCESS
+                                                                            : DOCA_ERROR_NOT_SUPPORTED;
+}
+
 } // namespace
 
 extern "C" {
@@ -175,6 +181,91 @@ doca_error_t skiff_rdma_connect_to_addr_with_private_data(doca_rdma *rdma, doca_
     }
     if (auto r = check_running(rdma, "doca_rdma_connect_to_addr"); r != DOCA_SUCCESS) return r;
     return rdma->connect(*addr, user_data, pd, len);
+}
+
+doca_error_t doca_rdma_export(doca_rdma *rdma, const void **local_rdma_conn_details,
+                              size_t *local_rdma_conn_details_size, doca_rdma_connection **rdma_connection) {
+    if (local_rdma_conn_details == nullptr || local_rdma_conn_details_size == nullptr ||
+        rdma_connection == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = check_running(rdma, "doca_rdma_export"); r != DOCA_SUCCESS) return r;
+    return rdma->export_connection(local_rdma_conn_details, local_rdma_conn_details_size, rdma_connection);
+}
+
+doca_error_t doca_rdma_connect(doca_rdma *rdma, const void *remote_rdma_conn_details,
+                               size_t remote_rdma_conn_details_size, doca_rdma_connection *rdma_connection) {
+    if (remote_rdma_conn_details == nullptr || rdma_connection == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = check_running(rdma, "doca_rdma_connect"); r != DOCA_SUCCESS) return r;
+    if (rdma_connection->rdma != rdma) {
+        logger()->error("doca_rdma_connect: the connection belongs to another RDMA context");
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return rdma->connect_direct(remote_rdma_conn_details, remote_rdma_conn_details_size, rdma_connection);
+}
+
+doca_error_t doca_rdma_set_transport_type(doca_rdma *rdma, doca_rdma_transport_type transport_type) {
+    if (auto r = check_idle(rdma, "doca_rdma_set_transport_type"); r != DOCA_SUCCESS) return r;
+    if (transport_type != DOCA_RDMA_TRANSPORT_TYPE_RC) {
+        logger()->error("doca_rdma_set_transport_type: only RC is supported (DC needs mlx5 DCT/DCI, which "
+                        "rdma-core's generic verbs do not have)");
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    rdma->transport_type = transport_type;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_transport_type(const doca_rdma *rdma, doca_rdma_transport_type *transport_type) {
+    if (rdma == nullptr || transport_type == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    *transport_type = rdma->transport_type;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_cap_transport_type_is_supported(const doca_devinfo *devinfo,
+                                                       doca_rdma_transport_type transport_type) {
+    if (devinfo == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (transport_type != DOCA_RDMA_TRANSPORT_TYPE_RC) return DOCA_ERROR_NOT_SUPPORTED;
+    return rdma_capable(devinfo);
+}
+
+doca_error_t doca_rdma_set_grh_enabled(doca_rdma *rdma, uint8_t grh_enabled) {
+    if (auto r = check_idle(rdma, "doca_rdma_set_grh_enabled"); r != DOCA_SUCCESS) return r;
+    rdma->grh_enabled = grh_enabled != 0;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_get_grh_enabled(const doca_rdma *rdma, uint8_t *grh_enabled) {
+    if (rdma == nullptr || grh_enabled == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    *grh_enabled = rdma->grh_enabled ? 1 : 0;
+    return DOCA_SUCCESS;
+}
+
+// Every task runs over verbs on the device: a device with RDMA supports them all.
+doca_error_t doca_rdma_cap_task_receive_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_send_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_send_imm_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_read_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_write_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_write_imm_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_get_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
+}
+doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(const doca_devinfo *devinfo) {
+    return rdma_capable(devinfo);
 }
 
 doca_error_t doca_rdma_connect_to_addr(doca_rdma *rdma, doca_rdma_addr *addr, doca_data user_data) {

@@ -36,7 +36,8 @@ const char *err() {
 
 doca_rdma::doca_rdma(doca_dev *dev) : doca_ctx("rdma"), dev_(dev) {
     for (skiff::core::TaskKind *k : std::initializer_list<skiff::core::TaskKind *>{
-             &receive_kind, &send_kind, &send_imm_kind, &read_kind, &write_kind, &write_imm_kind})
+             &receive_kind, &send_kind, &send_imm_kind, &read_kind, &write_kind, &write_imm_kind,
+             &se_get_kind, &se_set_kind, &se_add_kind})
         register_task_kind(k);
 }
 
@@ -76,7 +77,7 @@ doca_error_t doca_rdma::on_start() {
     cq_ = ibv_create_cq(vd_.ctx, cqe, nullptr, comp_channel_, 0);
     ibv_srq_init_attr sa{};
     sa.attr.max_wr = rq;
-    sa.attr.max_sge = 1;
+    sa.attr.max_sge = recv_buf_list_len;
     if (cq_ != nullptr) srq_ = ibv_create_srq(vd_.pd, &sa);
     if (cq_ == nullptr || srq_ == nullptr) {
         logger()->error("doca_rdma start: creating the CQ ({} entries) / SRQ ({}) on {} failed: {}", cqe, rq,
@@ -91,7 +92,8 @@ doca_error_t doca_rdma::on_start() {
     }
     active_conns_ = 0;
     size_t total = receive_kind.capacity() + send_kind.capacity() + send_imm_kind.capacity() +
-                   read_kind.capacity() + write_kind.capacity() + write_imm_kind.capacity();
+                   read_kind.capacity() + write_kind.capacity() + write_imm_kind.capacity() +
+                   se_get_kind.capacity() + se_set_kind.capacity() + se_add_kind.capacity();
     done_now_.clear();
     done_now_.reserve(total);
     done_now_head_ = 0;
@@ -129,7 +131,10 @@ void doca_rdma::on_stop_requested() {
     // Disconnecting moves each QP to the error state: its posted work comes back flushed.
     for (auto &c : conns_) {
         if (c.state == doca_rdma_connection::State::free) continue;
-        if (c.cm_id != nullptr) rdma_disconnect(c.cm_id);
+        if (c.cm_id != nullptr)
+            rdma_disconnect(c.cm_id);
+        else if (c.qp != nullptr)
+            skiff::core::rdma::move_qp_to_error(c.qp); // export / connect: no RDMA-CM to do it
         c.state = doca_rdma_connection::State::closing;
     }
 }
@@ -204,7 +209,8 @@ doca_error_t doca_rdma::create_qp(doca_rdma_connection *c) {
         logger()->error("connection {}: rdma_create_qp: {}", c->id, err());
         return DOCA_ERROR_DRIVER;
     }
-    c->qp_num = c->cm_id->qp->qp_num;
+    c->qp = c->cm_id->qp;
+    c->qp_num = c->qp->qp_num;
     if (dpa_state_ != nullptr) dpa_state_->qp_num[c->id].store(c->qp_num, std::memory_order_release);
     return DOCA_SUCCESS;
 }
@@ -213,6 +219,8 @@ void doca_rdma::release(doca_rdma_connection *c) {
     if (c->cm_id != nullptr) {
         if (c->cm_id->qp != nullptr) rdma_destroy_qp(c->cm_id);
         rdma_destroy_id(c->cm_id);
+    } else if (c->qp != nullptr) {
+        ibv_destroy_qp(c->qp); // export / connect: ours
     }
     uint32_t id = c->id;
     *c = doca_rdma_connection{};
@@ -331,6 +339,13 @@ doca_error_t doca_rdma::disconnect(doca_rdma_connection *c) {
         logger()->error("doca_rdma_connection_disconnect: connection {} is not established", c->id);
         return DOCA_ERROR_BAD_STATE;
     }
+    if (c->cm_id == nullptr) {
+        // Made by export / connect: no RDMA-CM to tell the peer; its work is flushed, the slot is
+        // reaped once nothing is outstanding.
+        skiff::core::rdma::move_qp_to_error(c->qp);
+        c->state = doca_rdma_connection::State::closing;
+        return DOCA_SUCCESS;
+    }
     rdma_disconnect(c->cm_id);
     // The disconnect callback runs when RDMA-CM reports DISCONNECTED (both sides get it).
     return DOCA_SUCCESS;
@@ -400,7 +415,7 @@ void doca_rdma::handle_cm_event() {
     }
     case RDMA_CM_EVENT_ESTABLISHED:
         c->state = doca_rdma_connection::State::established;
-        if (dpa_state_ != nullptr) dpa_state_->qp[c->id].store(c->cm_id->qp, std::memory_order_release);
+        if (dpa_state_ != nullptr) dpa_state_->qp[c->id].store(c->qp, std::memory_order_release);
         if (established_cb != nullptr) established_cb(c, c->user_data, user_data());
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:
@@ -446,7 +461,16 @@ doca_task *doca_rdma::poll_cq() {
                                                                : DOCA_RDMA_OPCODE_RECV_SEND;
             r->imm = (wc.wc_flags & IBV_WC_WITH_IMM) ? wc.imm_data : 0;
             // A write-with-immediate placed its bytes in remote memory, not in this buffer.
-            if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM) r->dst->data_len += wc.byte_len;
+            // Buffers of a destination list fill in order.
+            if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM) {
+                size_t left = wc.byte_len;
+                for (doca_buf *b = r->dst; b != nullptr && left > 0; b = b->next) {
+                    size_t room = static_cast<size_t>(b->head + b->len - (b->data + b->data_len));
+                    size_t n = std::min(room, left);
+                    b->data_len += n;
+                    left -= n;
+                }
+            }
         }
     } else if (t->conn != nullptr && t->conn->outstanding > 0) {
         --t->conn->outstanding;
@@ -462,6 +486,8 @@ doca_task *doca_rdma::poll_cq() {
         } else if (t->kind == &write_imm_kind) {
             auto *w = static_cast<doca_rdma_task_write_imm *>(t);
             w->dst->data_len += w->src->data_len;
+        } else if (is_sync_event_task(t)) {
+            sync_event_done(t);
         }
     } else if (wc.status == IBV_WC_WR_FLUSH_ERR) {
         t->status = state() == DOCA_CTX_STATE_STOPPING ? DOCA_ERROR_SHUTDOWN : DOCA_ERROR_CONNECTION_ABORTED;

@@ -18,6 +18,7 @@ struct rdma_event_channel;
 struct ibv_cq;
 struct ibv_srq;
 struct ibv_comp_channel;
+struct ibv_qp;
 struct doca_dpa;
 struct doca_dpa_completion;
 
@@ -33,19 +34,26 @@ constexpr uint32_t max_queue_size = 4096;
 constexpr uint16_t default_max_connections = 16;
 constexpr uint8_t max_request_private_data = 56; // RDMA-CM over RoCE/IB: REQ private data
 constexpr uint8_t max_accept_private_data = 196; // REP private data
+constexpr size_t connection_blob_len = 32;
+constexpr uint32_t max_recv_buf_list_len = 16; // SGEs per receive (rxe allows 32, mlx5 more)       //
+                                               // doca_rdma_export's descriptor (connect_direct.cpp)
 
 } // namespace skiff::core::rdma
 
 // One connection slot. Its index in the context is the connection id (stable, small: the DPA
 // side routes completions by it).
 struct doca_rdma_connection {
-    enum class State : uint8_t { free, resolving, requested, accepting, established, closing };
+    // exported: a QP made by doca_rdma_export (no RDMA-CM), waiting for doca_rdma_connect.
+    enum class State : uint8_t { free, resolving, requested, accepting, exported, established, closing };
 
     doca_rdma *rdma = nullptr;
     uint32_t id = 0;
     State state = State::free;
-    rdma_cm_id *cm_id = nullptr;
+    rdma_cm_id *cm_id = nullptr; // nullptr for a connection made by export / connect
+    ibv_qp *qp = nullptr;        // the connection's QP (the cm_id's one, or owned directly)
     uint32_t qp_num = 0;
+    uint32_t psn = 0;                                              // export / connect: our send PSN
+    uint8_t export_blob[skiff::core::rdma::connection_blob_len]{}; // what doca_rdma_export returned
     doca_data user_data{};
     uint8_t private_data[skiff::core::rdma::max_request_private_data]{};
     uint8_t private_data_len = 0;
@@ -90,6 +98,21 @@ struct doca_rdma_task_write_imm : doca_rdma_task_base {
     doca_be32_t imm = 0;
 };
 
+// Remote-net sync event tasks: an 8-byte RDMA read / write / fetch-add on the peer's counter.
+struct doca_rdma_task_remote_net_sync_event_get : doca_rdma_task_base {
+    const doca_sync_event_remote_net *event = nullptr;
+    doca_buf *dst = nullptr;
+};
+struct doca_rdma_task_remote_net_sync_event_notify_set : doca_rdma_task_base {
+    doca_sync_event_remote_net *event = nullptr;
+    const doca_buf *src = nullptr;
+};
+struct doca_rdma_task_remote_net_sync_event_notify_add : doca_rdma_task_base {
+    doca_sync_event_remote_net *event = nullptr;
+    doca_buf *result = nullptr;
+    uint64_t add = 0;
+};
+
 struct doca_rdma final : doca_ctx {
   public:
     explicit doca_rdma(doca_dev *dev);
@@ -103,6 +126,9 @@ struct doca_rdma final : doca_ctx {
     uint32_t send_queue_size = skiff::core::rdma::default_queue_size;
     uint32_t recv_queue_size = skiff::core::rdma::default_queue_size;
     uint16_t max_connections = skiff::core::rdma::default_max_connections;
+    doca_rdma_transport_type transport_type = DOCA_RDMA_TRANSPORT_TYPE_RC;
+    bool grh_enabled = false;       // export / connect: GRH on every path (always on RoCE)
+    uint32_t recv_buf_list_len = 1; // most buffers in a receive task's destination list
     doca_rdma_connection_request_cb_t request_cb = nullptr;
     doca_rdma_connection_established_cb_t established_cb = nullptr;
     doca_rdma_connection_failure_cb_t failure_cb = nullptr;
@@ -114,6 +140,11 @@ struct doca_rdma final : doca_ctx {
     skiff::core::TypedTaskKind<doca_rdma_task_read> read_kind{"rdma read"};
     skiff::core::TypedTaskKind<doca_rdma_task_write> write_kind{"rdma write"};
     skiff::core::TypedTaskKind<doca_rdma_task_write_imm> write_imm_kind{"rdma write_imm"};
+    skiff::core::TypedTaskKind<doca_rdma_task_remote_net_sync_event_get> se_get_kind{"rdma sync_event get"};
+    skiff::core::TypedTaskKind<doca_rdma_task_remote_net_sync_event_notify_set> se_set_kind{
+        "rdma sync_event notify_set"};
+    skiff::core::TypedTaskKind<doca_rdma_task_remote_net_sync_event_notify_add> se_add_kind{
+        "rdma sync_event notify_add"};
 
     // ---- DPA data path (rdma_dpa.cpp). Set in IDLE; with dpa set, the CQ's completions go to
     // dpa_comp through a verbs-CQ attachment and device code posts through dpa_handle().
@@ -131,6 +162,9 @@ struct doca_rdma final : doca_ctx {
     doca_error_t accept(doca_rdma_connection *conn, const void *private_data, uint8_t len);
     doca_error_t reject(doca_rdma_connection *conn);
     doca_error_t disconnect(doca_rdma_connection *conn);
+    // ---- connection without RDMA-CM (connect_direct.cpp): a QP and its descriptor, then the peer's
+    doca_error_t export_connection(const void **blob, size_t *len, doca_rdma_connection **conn);
+    doca_error_t connect_direct(const void *blob, size_t len, doca_rdma_connection *conn);
 
   protected:
     doca_error_t on_start() override;
@@ -146,11 +180,17 @@ struct doca_rdma final : doca_ctx {
     void handle_cm_event();
     doca_task *poll_cq();
     doca_error_t create_qp(doca_rdma_connection *conn);
+    doca_error_t create_direct_qp(doca_rdma_connection *conn);
     void release(doca_rdma_connection *conn);
     void fail_connection(doca_rdma_connection *conn);
     void reap_closing();
     void complete_now(doca_task *task, doca_error_t status);
     doca_error_t post(doca_rdma_task_base *task);
+    bool is_sync_event_task(const doca_task *task) const {
+        return task->kind == &se_get_kind || task->kind == &se_set_kind || task->kind == &se_add_kind;
+    }
+    doca_error_t post_sync_event(doca_rdma_task_base *task); // remote_sync_event_tasks.cpp
+    void sync_event_done(doca_rdma_task_base *task);         // on success: the local buffer's length
     doca_error_t local_sge(const doca_buf *buf, bool tail, uint64_t *addr, uint32_t *len, uint32_t *lkey);
     void link_posted(doca_rdma_task_base *t);
     void unlink_posted(doca_rdma_task_base *t);

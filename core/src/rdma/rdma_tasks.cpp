@@ -6,6 +6,7 @@
 
 #include "mem/buf.hpp"
 #include "mem/mmap.hpp"
+#include "sync/remote_net.hpp"
 
 #include <skiff/core/log.hpp>
 
@@ -91,11 +92,23 @@ doca_error_t doca_rdma::post(doca_rdma_task_base *t) {
     ibv_sge sge{};
     if (t->kind == &receive_kind) {
         auto *r = static_cast<doca_rdma_task_receive *>(t);
-        if (auto e = local_sge(r->dst, true, &sge.addr, &sge.length, &sge.lkey); e != DOCA_SUCCESS) return e;
+        // One SGE per buffer of the destination list (at most recv_buf_list_len).
+        ibv_sge sges[skiff::core::rdma::max_recv_buf_list_len];
+        int n = 0;
+        const doca_buf *b = r->dst;
+        for (; b != nullptr && n < static_cast<int>(recv_buf_list_len); b = b->next, ++n)
+            if (auto e = local_sge(b, true, &sges[n].addr, &sges[n].length, &sges[n].lkey); e != DOCA_SUCCESS)
+                return e;
+        if (b != nullptr) {
+            logger()->error("rdma receive: the destination list is longer than {} buffers "
+                            "(doca_rdma_task_receive_set_dst_buf_list_len)",
+                            recv_buf_list_len);
+            return DOCA_ERROR_INVALID_VALUE;
+        }
         ibv_recv_wr wr{}, *bad = nullptr;
         wr.wr_id = reinterpret_cast<uintptr_t>(t);
-        wr.sg_list = &sge;
-        wr.num_sge = 1;
+        wr.sg_list = sges;
+        wr.num_sge = n;
         r->conn = nullptr;
         if (ibv_post_srq_recv(srq_, &wr, &bad) != 0) {
             logger()->error("rdma receive: ibv_post_srq_recv: {}", std::strerror(errno));
@@ -104,6 +117,7 @@ doca_error_t doca_rdma::post(doca_rdma_task_base *t) {
         link_posted(t);
         return DOCA_SUCCESS;
     }
+    if (is_sync_event_task(t)) return post_sync_event(t);
     ibv_send_wr wr{}, *bad = nullptr;
     wr.wr_id = reinterpret_cast<uintptr_t>(t);
     wr.send_flags = IBV_SEND_SIGNALED;
@@ -152,7 +166,7 @@ doca_error_t doca_rdma::post(doca_rdma_task_base *t) {
     }
     wr.sg_list = &sge;
     wr.num_sge = sge.length > 0 ? 1 : 0;
-    if (ibv_post_send(t->conn->cm_id->qp, &wr, &bad) != 0) {
+    if (ibv_post_send(t->conn->qp, &wr, &bad) != 0) {
         logger()->error("{}: ibv_post_send: {}", t->kind->name(), std::strerror(errno));
         return DOCA_ERROR_FULL;
     }
@@ -291,6 +305,165 @@ doca_error_t doca_rdma_task_write_imm_allocate_init(doca_rdma *rdma, doca_rdma_c
 }
 doca_task *doca_rdma_task_write_imm_as_task(doca_rdma_task_write_imm *task) {
     return task;
+}
+
+// ---- remote-net sync event tasks: one 8-byte RDMA operation on the peer's counter
+
+namespace {
+
+bool valid_remote_event(const doca_sync_event_remote_net *e) {
+    return e != nullptr && e->magic == doca_sync_event_remote_net::kMagic;
+}
+
+} // namespace
+
+doca_error_t doca_rdma::post_sync_event(doca_rdma_task_base *t) {
+    ibv_sge sge{};
+    ibv_send_wr wr{}, *bad = nullptr;
+    wr.wr_id = reinterpret_cast<uintptr_t>(t);
+    wr.send_flags = IBV_SEND_SIGNALED;
+    const doca_sync_event_remote_net *event = nullptr;
+    if (t->kind == &se_get_kind) {
+        auto *g = static_cast<doca_rdma_task_remote_net_sync_event_get *>(t);
+        wr.opcode = IBV_WR_RDMA_READ;
+        event = g->event;
+        if (auto e = local_sge(g->dst, true, &sge.addr, &sge.length, &sge.lkey); e != DOCA_SUCCESS) return e;
+    } else if (t->kind == &se_set_kind) {
+        auto *n = static_cast<doca_rdma_task_remote_net_sync_event_notify_set *>(t);
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        event = n->event;
+        if (auto e = local_sge(n->src, false, &sge.addr, &sge.length, &sge.lkey); e != DOCA_SUCCESS) return e;
+    } else {
+        auto *a = static_cast<doca_rdma_task_remote_net_sync_event_notify_add *>(t);
+        wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+        event = a->event;
+        wr.wr.atomic.compare_add = a->add;
+        if (auto e = local_sge(a->result, true, &sge.addr, &sge.length, &sge.lkey); e != DOCA_SUCCESS)
+            return e;
+    }
+    if (!valid_remote_event(event)) return DOCA_ERROR_INVALID_VALUE;
+    // The counter is one 64-bit word: the local buffer must hold (or, for set, carry) 8 bytes.
+    if (sge.length < sizeof(uint64_t)) {
+        logger()->error("{}: the buffer has {} bytes, the counter needs 8", t->kind->name(), sge.length);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    sge.length = sizeof(uint64_t);
+    if (wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+        wr.wr.atomic.remote_addr = event->addr;
+        wr.wr.atomic.rkey = event->rkey;
+    } else {
+        wr.wr.rdma.remote_addr = event->addr;
+        wr.wr.rdma.rkey = event->rkey;
+    }
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    if (ibv_post_send(t->conn->qp, &wr, &bad) != 0) {
+        logger()->error("{}: ibv_post_send: {}", t->kind->name(), std::strerror(errno));
+        return DOCA_ERROR_FULL;
+    }
+    ++t->conn->outstanding;
+    return DOCA_SUCCESS;
+}
+
+void doca_rdma::sync_event_done(doca_rdma_task_base *t) {
+    if (t->kind == &se_get_kind)
+        static_cast<doca_rdma_task_remote_net_sync_event_get *>(t)->dst->data_len += sizeof(uint64_t);
+    else if (t->kind == &se_add_kind)
+        static_cast<doca_rdma_task_remote_net_sync_event_notify_add *>(t)->result->data_len +=
+            sizeof(uint64_t);
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_get_set_conf(
+    doca_rdma *rdma, doca_rdma_task_remote_net_sync_event_get_completion_cb_t ok,
+    doca_rdma_task_remote_net_sync_event_get_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->se_get_kind, ok, bad, num,
+                    "doca_rdma_task_remote_net_sync_event_get_set_conf");
+}
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
+    doca_rdma *rdma, doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t ok,
+    doca_rdma_task_remote_net_sync_event_notify_set_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->se_set_kind, ok, bad, num,
+                    "doca_rdma_task_remote_net_sync_event_notify_set_set_conf");
+}
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
+    doca_rdma *rdma, doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t ok,
+    doca_rdma_task_remote_net_sync_event_notify_add_completion_cb_t bad, uint32_t num) {
+    return set_conf(rdma, rdma->se_add_kind, ok, bad, num,
+                    "doca_rdma_task_remote_net_sync_event_notify_add_set_conf");
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
+    doca_rdma *rdma, doca_rdma_connection *conn, const doca_sync_event_remote_net *event, doca_buf *dst,
+    doca_data user_data, doca_rdma_task_remote_net_sync_event_get **task) {
+    if (rdma == nullptr || conn == nullptr || !valid_remote_event(event) || dst == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->se_get_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->event = event;
+    (*task)->dst = dst;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_remote_net_sync_event_get_as_task(doca_rdma_task_remote_net_sync_event_get *task) {
+    return task;
+}
+doca_buf *
+doca_rdma_task_remote_net_sync_event_get_get_dst_buf(const doca_rdma_task_remote_net_sync_event_get *task) {
+    return task->dst;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+    doca_rdma *rdma, doca_rdma_connection *conn, doca_sync_event_remote_net *event, const doca_buf *src,
+    doca_data user_data, doca_rdma_task_remote_net_sync_event_notify_set **task) {
+    if (rdma == nullptr || conn == nullptr || !valid_remote_event(event) || src == nullptr || task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->se_set_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->event = event;
+    (*task)->src = src;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_remote_net_sync_event_notify_set_as_task(
+    doca_rdma_task_remote_net_sync_event_notify_set *task) {
+    return task;
+}
+
+doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+    doca_rdma *rdma, doca_rdma_connection *conn, doca_sync_event_remote_net *event, doca_buf *result,
+    uint64_t add_data, doca_data user_data, doca_rdma_task_remote_net_sync_event_notify_add **task) {
+    if (rdma == nullptr || conn == nullptr || !valid_remote_event(event) || result == nullptr ||
+        task == nullptr)
+        return DOCA_ERROR_INVALID_VALUE;
+    if (auto r = allocate(rdma, rdma->se_add_kind, user_data, task); r != DOCA_SUCCESS) return r;
+    (*task)->conn = conn;
+    (*task)->event = event;
+    (*task)->result = result;
+    (*task)->add = add_data;
+    return DOCA_SUCCESS;
+}
+doca_task *doca_rdma_task_remote_net_sync_event_notify_add_as_task(
+    doca_rdma_task_remote_net_sync_event_notify_add *task) {
+    return task;
+}
+
+// Buffer lists in receive tasks: the SRQ takes that many SGEs per receive.
+doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(doca_rdma *rdma, uint32_t buf_list_len) {
+    if (rdma == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (rdma->state() != DOCA_CTX_STATE_IDLE) {
+        logger()->error("doca_rdma_task_receive_set_dst_buf_list_len: the ctx is not IDLE");
+        return DOCA_ERROR_BAD_STATE;
+    }
+    if (buf_list_len == 0 || buf_list_len > skiff::core::rdma::max_recv_buf_list_len) {
+        logger()->error("doca_rdma_task_receive_set_dst_buf_list_len: {} is outside [1, {}]", buf_list_len,
+                        skiff::core::rdma::max_recv_buf_list_len);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    rdma->recv_buf_list_len = buf_list_len;
+    return DOCA_SUCCESS;
+}
+doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const doca_rdma *rdma, uint32_t *buf_list_len) {
+    if (rdma == nullptr || buf_list_len == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    *buf_list_len = rdma->recv_buf_list_len;
+    return DOCA_SUCCESS;
 }
 
 } // extern "C"

@@ -12,6 +12,7 @@ struct doca_mmap;
 struct ibv_context;
 struct ibv_pd;
 struct ibv_mr;
+struct ibv_qp;
 
 namespace skiff::core::rdma {
 
@@ -39,6 +40,9 @@ uint32_t mr_lkey(const ibv_mr *mr);
 // deregistration.
 doca_error_t register_word(const doca_dev *dev, uint64_t *word, ibv_mr **out);
 void deregister_word(ibv_mr *mr);
+
+// Moves a QP to the error state: its posted work comes back flushed (connect_direct.cpp).
+void move_qp_to_error(ibv_qp *qp);
 
 // ibv access flags for DOCA access flags.
 int ibv_access_of(uint32_t doca_permissions);

@@ -9,6 +9,9 @@
 
 #include <thread>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <new>
 #include <sched.h>
 
@@ -30,6 +33,7 @@ doca_sync_event::doca_sync_event() : doca_ctx("sync_event") {
     register_task_kind(&set_kind);
     register_task_kind(&add_kind);
     register_task_kind(&wait_kind);
+    register_task_kind(&wait_eq_kind);
 }
 
 doca_sync_event::~doca_sync_event() {
@@ -37,6 +41,8 @@ doca_sync_event::~doca_sync_event() {
     // the destroying thread go on (an EU completing a kernel launch, for one).
     while (updaters_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     if (remote_export.mr) skiff::core::rdma::deregister_word(remote_export.mr);
+    if (shared_mapping_) munmap(shared_mapping_, shared_mapping_len_);
+    if (shared_fd_ >= 0) close(shared_fd_);
 }
 
 doca_error_t doca_sync_event::add_location(bool publisher, const char *where) {
@@ -54,6 +60,12 @@ doca_error_t doca_sync_event::set_addr(uint64_t *addr) {
     if (!addr || reinterpret_cast<uintptr_t>(addr) % alignof(uint64_t) != 0) {
         logger().error("sync event set_addr: the address must be a non-NULL 8-byte aligned uint64_t");
         return DOCA_ERROR_INVALID_VALUE;
+    }
+    if (has_remote_pci_location_) {
+        logger().error(
+            "sync event set_addr: a remote-PCI publisher needs the counter in memory the other side "
+            "can map; the event keeps its own");
+        return DOCA_ERROR_NOT_SUPPORTED;
     }
     external_value_ = addr;
     return DOCA_SUCCESS;
@@ -119,10 +131,10 @@ void doca_sync_event::updated() {
     skiff::core::run_sync_event_update_hook();         // DPA work waiting on an event
 }
 
-void doca_sync_event::wait_gt(uint64_t threshold, uint64_t mask, bool yield_only) {
+void doca_sync_event::wait(uint64_t threshold, uint64_t mask, skiff::core::WaitOp op, bool yield_only) {
     for (int spin = 0;; ++spin) {
         uint32_t seen = signal_.sequence();
-        if (skiff::core::wait_satisfied(load(), threshold, mask)) return;
+        if (skiff::core::wait_satisfied(load(), threshold, mask, op)) return;
         if (yield_only) {
             sched_yield();
         } else if (spin >= kSpinsBeforeSleep) {
@@ -248,24 +260,33 @@ doca_error_t doca_sync_event_update_set(doca_sync_event *event, uint64_t value) 
     return DOCA_SUCCESS;
 }
 
-static doca_error_t wait_checked(doca_sync_event *event, uint64_t value, uint64_t mask, bool yield_only) {
+static doca_error_t wait_checked(doca_sync_event *event, uint64_t value, uint64_t mask,
+                                 skiff::core::WaitOp op, bool yield_only) {
     if (!event) return DOCA_ERROR_INVALID_VALUE;
     if (!skiff::core::is_valid_wait_mask(mask)) {
-        logger().error("sync event wait_gt: mask {:#x} is not 0 or an aligned run of 1, 2, 4 or 8 0xFF bytes",
-                       mask);
+        logger().error("sync event wait_{}: mask {:#x} is not 0 or an aligned run of 1, 2, 4 or 8 0xFF bytes",
+                       op == skiff::core::WaitOp::gt ? "gt" : "eq", mask);
         return DOCA_ERROR_INVALID_VALUE;
     }
     if (!event->operational()) return DOCA_ERROR_BAD_STATE;
-    event->wait_gt(value, mask, yield_only);
+    event->wait(value, mask, op, yield_only);
     return DOCA_SUCCESS;
 }
 
 doca_error_t doca_sync_event_wait_gt(doca_sync_event *event, uint64_t value, uint64_t mask) {
-    return wait_checked(event, value, mask, false);
+    return wait_checked(event, value, mask, skiff::core::WaitOp::gt, false);
 }
 
 doca_error_t doca_sync_event_wait_gt_yield(doca_sync_event *event, uint64_t value, uint64_t mask) {
-    return wait_checked(event, value, mask, true);
+    return wait_checked(event, value, mask, skiff::core::WaitOp::gt, true);
+}
+
+doca_error_t doca_sync_event_wait_eq(doca_sync_event *event, uint64_t value, uint64_t mask) {
+    return wait_checked(event, value, mask, skiff::core::WaitOp::eq, false);
+}
+
+doca_error_t doca_sync_event_wait_eq_yield(doca_sync_event *event, uint64_t value, uint64_t mask) {
+    return wait_checked(event, value, mask, skiff::core::WaitOp::eq, true);
 }
 
 } // extern "C"

@@ -5,6 +5,7 @@
 #include "exec/context.hpp"
 #include "exec/task.hpp"
 #include "sync/update_signal.hpp"
+#include "sync/wait_mask.hpp"
 
 #include <doca_sync_event.h>
 
@@ -26,6 +27,11 @@ struct doca_sync_event_task_notify_add : doca_task {
     uint64_t *fetched_val_ptr = nullptr;
 };
 struct doca_sync_event_task_wait_gt : doca_task {
+    uint64_t wait_val = 0;
+    uint64_t mask = 0;
+};
+
+struct doca_sync_event_task_wait_eq : doca_task {
     uint64_t wait_val = 0;
     uint64_t mask = 0;
 };
@@ -55,6 +61,7 @@ struct doca_sync_event final : doca_ctx {
         ibv_mr *mr = nullptr;
         uint8_t blob[32]{};
         size_t blob_len = 0;
+        uint8_t pci_blob[16]{}; // doca_sync_event_export_to_remote_pci (remote_pci.cpp)
     };
     RemoteNetExport remote_export;
     // ---- standalone use
@@ -68,12 +75,27 @@ struct doca_sync_event final : doca_ctx {
     uint64_t load() const;
     void store(uint64_t value);
     uint64_t fetch_add(uint64_t value);
-    void wait_gt(uint64_t threshold, uint64_t mask, bool yield_only);
+    void wait(uint64_t threshold, uint64_t mask, skiff::core::WaitOp op, bool yield_only);
 
     skiff::core::TypedTaskKind<doca_sync_event_task_get> get_kind{"sync_event get"};
     skiff::core::TypedTaskKind<doca_sync_event_task_notify_set> set_kind{"sync_event notify_set"};
     skiff::core::TypedTaskKind<doca_sync_event_task_notify_add> add_kind{"sync_event notify_add"};
     skiff::core::TypedTaskKind<doca_sync_event_task_wait_gt> wait_kind{"sync_event wait_gt"};
+    skiff::core::TypedTaskKind<doca_sync_event_task_wait_eq> wait_eq_kind{"sync_event wait_eq"};
+
+    // Remote-PCI export (remote_pci.cpp): the counter lives in a shared memory page (memfd) that an
+    // importer in another process maps; an imported event maps the exporter's page.
+    void add_remote_pci_location() { has_remote_pci_location_ = true; }
+    bool has_remote_pci_location() const { return has_remote_pci_location_; }
+    // Places the counter in shared memory (the exporter, at start; an importer, at creation).
+    void use_shared_counter(uint64_t *addr, int fd, void *mapping, size_t mapping_len) {
+        external_value_ = addr;
+        shared_fd_ = fd;
+        shared_mapping_ = mapping;
+        shared_mapping_len_ = mapping_len;
+    }
+    int shared_fd() const { return shared_fd_; }
+    bool user_set_addr() const { return external_value_ != nullptr && shared_mapping_ == nullptr; }
 
   protected:
     doca_error_t on_start() override;
@@ -97,6 +119,10 @@ struct doca_sync_event final : doca_ctx {
     bool has_subscriber_ = false;
     bool has_dpa_location_ = false;
     bool has_remote_net_location_ = false;
+    bool has_remote_pci_location_ = false;
+    int shared_fd_ = -1;
+    void *shared_mapping_ = nullptr;
+    size_t shared_mapping_len_ = 0;
     doca_dev *cpu_dev_ = nullptr;
     bool flushing_ = false;
     std::vector<doca_task *> submitted_; // ctx mode: tasks waiting to run, capacity fixed at start

@@ -15,7 +15,8 @@ spdlog::logger &logger() {
 } // namespace
 
 doca_error_t doca_sync_event::on_start() {
-    size_t capacity = get_kind.capacity() + set_kind.capacity() + add_kind.capacity() + wait_kind.capacity();
+    size_t capacity = get_kind.capacity() + set_kind.capacity() + add_kind.capacity() + wait_kind.capacity() +
+                      wait_eq_kind.capacity();
     submitted_.clear();
     submitted_.reserve(capacity);
     flushing_ = false;
@@ -30,6 +31,10 @@ doca_error_t doca_sync_event::validate(const doca_task *task) const {
         auto *wait = static_cast<const doca_sync_event_task_wait_gt *>(task);
         return skiff::core::is_valid_wait_mask(wait->mask) ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
     }
+    if (task->kind == &wait_eq_kind) {
+        auto *wait = static_cast<const doca_sync_event_task_wait_eq *>(task);
+        return skiff::core::is_valid_wait_mask(wait->mask) ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+    }
     return DOCA_SUCCESS;
 }
 
@@ -39,9 +44,16 @@ void doca_sync_event::execute(doca_task *task) {
 }
 
 bool doca_sync_event::ready(const doca_task *task) const {
-    if (flushing_ || task->kind != &wait_kind) return true;
-    auto *wait = static_cast<const doca_sync_event_task_wait_gt *>(task);
-    return skiff::core::wait_satisfied(load(), wait->wait_val, wait->mask);
+    if (flushing_) return true;
+    if (task->kind == &wait_kind) {
+        auto *wait = static_cast<const doca_sync_event_task_wait_gt *>(task);
+        return skiff::core::wait_satisfied(load(), wait->wait_val, wait->mask, skiff::core::WaitOp::gt);
+    }
+    if (task->kind == &wait_eq_kind) {
+        auto *wait = static_cast<const doca_sync_event_task_wait_eq *>(task);
+        return skiff::core::wait_satisfied(load(), wait->wait_val, wait->mask, skiff::core::WaitOp::eq);
+    }
+    return true;
 }
 
 void doca_sync_event::run(doca_task *task) {
@@ -124,6 +136,10 @@ doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const doca_devinfo
 }
 
 doca_error_t doca_sync_event_cap_task_wait_gt_is_supported(const doca_devinfo *devinfo) {
+    return devinfo ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t doca_sync_event_cap_task_wait_eq_is_supported(const doca_devinfo *devinfo) {
     return devinfo ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -264,6 +280,51 @@ void doca_sync_event_task_wait_gt_set_mask(doca_sync_event_task_wait_gt *task, u
 }
 
 uint64_t doca_sync_event_task_wait_gt_get_mask(const doca_sync_event_task_wait_gt *task) {
+    return task->mask;
+}
+
+doca_error_t doca_sync_event_task_wait_eq_set_conf(doca_sync_event *event,
+                                                   doca_sync_event_task_wait_eq_completion_cb_t ok,
+                                                   doca_sync_event_task_wait_eq_completion_cb_t err,
+                                                   uint32_t num_tasks) {
+    return set_conf(event, event->wait_eq_kind, ok, err, num_tasks);
+}
+
+doca_error_t doca_sync_event_task_wait_eq_alloc_init(doca_sync_event *event, uint64_t wait_val, uint64_t mask,
+                                                     doca_data user_data,
+                                                     doca_sync_event_task_wait_eq **task) {
+    if (!event || !task) return DOCA_ERROR_INVALID_VALUE;
+    if (!skiff::core::is_valid_wait_mask(mask)) {
+        logger().error(
+            "sync event wait_eq task: mask {:#x} is not 0 or an aligned run of 1, 2, 4 or 8 0xFF bytes",
+            mask);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    doca_error_t err = alloc(event, event->wait_eq_kind, user_data, task);
+    if (err == DOCA_SUCCESS) {
+        (*task)->wait_val = wait_val;
+        (*task)->mask = mask;
+    }
+    return err;
+}
+
+doca_task *doca_sync_event_task_wait_eq_as_doca_task(doca_sync_event_task_wait_eq *task) {
+    return task;
+}
+
+void doca_sync_event_task_wait_eq_set_wait_val(doca_sync_event_task_wait_eq *task, uint64_t wait_val) {
+    task->wait_val = wait_val;
+}
+
+uint64_t doca_sync_event_task_wait_eq_get_wait_val(const doca_sync_event_task_wait_eq *task) {
+    return task->wait_val;
+}
+
+void doca_sync_event_task_wait_eq_set_mask(doca_sync_event_task_wait_eq *task, uint64_t mask) {
+    task->mask = mask;
+}
+
+uint64_t doca_sync_event_task_wait_eq_get_mask(const doca_sync_event_task_wait_eq *task) {
     return task->mask;
 }
 

@@ -16,9 +16,13 @@ constexpr bool is_valid_wait_mask(uint64_t mask) {
     return false;
 }
 
-// (value & mask) > threshold, with mask 0 meaning "no mask".
-constexpr bool wait_satisfied(uint64_t value, uint64_t threshold, uint64_t mask) {
-    return (mask == 0 ? value : (value & mask)) > threshold;
+// What a wait compares: (value & mask) > threshold (wait_gt) or == threshold (wait_eq).
+enum class WaitOp { gt, eq };
+
+// The comparison, with mask 0 meaning "no mask".
+constexpr bool wait_satisfied(uint64_t value, uint64_t threshold, uint64_t mask, WaitOp op = WaitOp::gt) {
+    uint64_t v = mask == 0 ? value : (value & mask);
+    return op == WaitOp::gt ? v > threshold : v == threshold;
 }
 
 } // namespace skiff::core
