@@ -2,7 +2,9 @@
 
 #include "comch/limits.hpp"
 
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -35,21 +37,34 @@ doca_error_t doca_comch_client::open_transport() {
     conn_.user_data = doca_data{};
     std::memset(conn_.live, 0, sizeof conn_.live);
     std::memset(conn_.snapshot, 0, sizeof conn_.snapshot);
-    next_attempt_ = {};
     waiting_logged_ = false;
-    return DOCA_SUCCESS; // the connection is made by progress
+    // The connection is made by progress, on the ticks of the retry timer (the first at once).
+    retry_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (retry_fd_ < 0) {
+        logger().error("comch client '{}': timerfd_create: {}", name(), std::strerror(errno));
+        return DOCA_ERROR_OPERATING_SYSTEM;
+    }
+    if (!watch(retry_fd_, nullptr)) return DOCA_ERROR_OPERATING_SYSTEM;
+    set_retry_timer(true);
+    return DOCA_SUCCESS;
 }
 
 void doca_comch_client::close_transport() {
     if (conn_.state != State::free || conn_.fd >= 0) drop_connection(&conn_);
+    if (retry_fd_ >= 0) {
+        ::epoll_ctl(epoll_fd(), EPOLL_CTL_DEL, retry_fd_, nullptr);
+        ::close(retry_fd_);
+    }
+    retry_fd_ = -1;
 }
 
-bool doca_comch_client::on_idle() {
-    if (state() != DOCA_CTX_STATE_STARTING || conn_.state != State::free) return false;
-    auto now = std::chrono::steady_clock::now();
-    if (now < next_attempt_) return false;
-    next_attempt_ = now + std::chrono::milliseconds(skiff::core::comch::kConnectRetryMs);
-    return try_connect();
+void doca_comch_client::set_retry_timer(bool on) {
+    itimerspec t{};
+    if (on) {
+        t.it_value.tv_nsec = 1; // the first attempt at once
+        t.it_interval.tv_nsec = skiff::core::comch::kConnectRetryMs * 1000000L;
+    }
+    ::timerfd_settime(retry_fd_, 0, &t, nullptr);
 }
 
 bool doca_comch_client::try_connect() {
@@ -83,6 +98,12 @@ bool doca_comch_client::try_connect() {
 }
 
 bool doca_comch_client::on_readable(doca_comch_connection *conn) {
+    if (conn == nullptr) { // a tick of the retry timer
+        uint64_t ticks = 0;
+        if (::read(retry_fd_, &ticks, sizeof ticks) != sizeof ticks) return false;
+        if (state() != DOCA_CTX_STATE_STARTING || conn_.state != State::free) return false;
+        return try_connect();
+    }
     FrameHeader header;
     int64_t len = recv_frame(conn, header);
     if (len == kNothing) return false;
@@ -94,6 +115,7 @@ bool doca_comch_client::on_readable(doca_comch_connection *conn) {
         if (header.type == FrameType::welcome) {
             conn_.max_msg_size = std::min(header.max_msg_size, max_msg_size());
             conn_.state = State::connected;
+            set_retry_timer(false);
             logger().debug("comch client '{}': connected (max message {} bytes)", name(), conn_.max_msg_size);
             become_running();
         } else if (header.type == FrameType::refuse) {

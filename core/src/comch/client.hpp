@@ -1,12 +1,12 @@
 // doca_comch_client: the host-side end. Start leaves it STARTING; progress connects to the socket
 // of (its own PCI address, server name), retrying every kConnectRetryMs while no server listens,
-// and the ctx becomes RUNNING once the server welcomed it. A server that goes away (stops, dies,
-// disconnects us) stops the client ctx: in-flight sends fail, then IDLE; start again to reconnect.
+// and the ctx becomes RUNNING once the server welcomed it. The retries are ticks of a timerfd in
+// the ctx's epoll set, so an application sleeping on the PE's notification handle retries too. A server that
+// goes away (stops, dies, disconnects us) stops the client ctx: in-flight sends fail, then IDLE; start again
+// to reconnect.
 #pragma once
 
 #include "comch/endpoint.hpp"
-
-#include <chrono>
 
 struct doca_comch_client final : skiff::core::comch::Endpoint {
   public:
@@ -20,15 +20,15 @@ struct doca_comch_client final : skiff::core::comch::Endpoint {
     bool starts_asynchronously() const override { return true; }
     doca_error_t open_transport() override;
     bool on_readable(doca_comch_connection *conn) override;
-    bool on_idle() override;
     void close_transport() override;
 
   private:
     bool try_connect();
     void server_gone(const char *why);
+    void set_retry_timer(bool on);
 
     std::string path_;
     doca_comch_connection conn_;
-    std::chrono::steady_clock::time_point next_attempt_{};
+    int retry_fd_ = -1; // timerfd: one tick per kConnectRetryMs while STARTING
     bool waiting_logged_ = false;
 };

@@ -1,5 +1,7 @@
 #include "comch/endpoint.hpp"
 
+#include "exec/progress_engine.hpp"
+
 #include <skiff/core/log.hpp>
 
 #include <sys/epoll.h>
@@ -23,7 +25,15 @@ Endpoint::Endpoint(const char *type_name, doca_dev *dev, std::string name)
 }
 
 Endpoint::~Endpoint() {
-    if (epoll_fd_ >= 0) ::close(epoll_fd_);
+    close_epoll();
+}
+
+// The ctx's epoll set leaves the PE's notification set, then closes.
+void Endpoint::close_epoll() {
+    if (epoll_fd_ < 0) return;
+    if (pe() != nullptr) pe()->unwatch(epoll_fd_);
+    ::close(epoll_fd_);
+    epoll_fd_ = -1;
 }
 
 // ---- configuration
@@ -299,6 +309,12 @@ doca_error_t Endpoint::on_start() {
         logger().error("{}: epoll_create1: {}", type_name(), std::strerror(errno));
         return DOCA_ERROR_OPERATING_SYSTEM;
     }
+    // Sockets becoming readable wake an application sleeping on the PE's notification handle.
+    if (pe() != nullptr && pe()->watch(epoll_fd_) != DOCA_SUCCESS) {
+        ::close(epoll_fd_);
+        epoll_fd_ = -1;
+        return DOCA_ERROR_OPERATING_SYSTEM;
+    }
     // Frames from a peer may be as large as the channel allows (its limit may exceed ours until
     // the handshake); the buffer takes the largest.
     recv_buf_.assign(sizeof(FrameHeader) + kMaxMsgSize, 0);
@@ -308,8 +324,7 @@ doca_error_t Endpoint::on_start() {
     doca_error_t err = open_transport();
     if (err != DOCA_SUCCESS) {
         close_transport();
-        ::close(epoll_fd_);
-        epoll_fd_ = -1;
+        close_epoll();
     }
     return err;
 }
@@ -321,8 +336,7 @@ void Endpoint::on_stop_requested() {
 
 void Endpoint::on_stopped() {
     close_transport();
-    if (epoll_fd_ >= 0) ::close(epoll_fd_);
-    epoll_fd_ = -1;
+    close_epoll();
 }
 
 } // namespace skiff::core::comch

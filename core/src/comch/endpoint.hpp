@@ -111,6 +111,7 @@ class Endpoint : public doca_ctx {
     void size_socket_buffers(int fd) const;
 
   private:
+    void close_epoll();
     void complete(doca_comch_task_send *task, doca_error_t status);
     bool flush_queued_sends();
     void fail_queued(doca_comch_connection *conn, doca_error_t status);

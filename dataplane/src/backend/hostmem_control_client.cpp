@@ -74,7 +74,7 @@ void ControlClient::serve(int stop_fd) {
         }
         pollfd p{stop_fd, POLLIN, 0};
         if (::poll(&p, 1, 0) > 0) return;
-        progress_for(5, stop_fd);
+        progress_for(100, stop_fd); // woken early by the channel or the signal
     }
 }
 
@@ -111,9 +111,13 @@ bool ControlClient::send(const std::string &line) {
 void ControlClient::progress_for(int timeout_ms, int stop_fd) {
     while (doca_pe_progress(pe_) != 0) {
     }
-    // Control traffic only: a short wait between looks (returns early when stop_fd fires).
-    pollfd p{stop_fd, POLLIN, 0};
-    ::poll(&p, stop_fd >= 0 ? 1 : 0, timeout_ms);
+    // Sleep on the PE's handle (a message, the server going, a connect retry tick) and stop_fd.
+    doca_notification_handle_t handle = -1;
+    doca_pe_get_notification_handle(pe_, &handle);
+    doca_pe_request_notification(pe_);
+    pollfd p[2] = {{handle, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    ::poll(p, stop_fd >= 0 ? 2 : 1, timeout_ms);
+    doca_pe_clear_notification(pe_, handle);
 }
 
 void ControlClient::on_send_done(doca_comch_task_send *task, doca_data, doca_data ctx_data) {

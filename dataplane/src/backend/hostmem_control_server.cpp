@@ -7,8 +7,10 @@
 #include <doca_dev.h>
 #include <doca_pe.h>
 
+#include <poll.h>
+
+#include <algorithm>
 #include <chrono>
-#include <thread>
 
 namespace skiff::dataplane::hostmem {
 namespace {
@@ -90,12 +92,19 @@ ControlServer::~ControlServer() {
 ControlServer::Event ControlServer::wait(int timeout_ms, ExportRecord &out) {
     event_ = Event::none;
     auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    doca_notification_handle_t handle = -1;
+    doca_pe_get_notification_handle(pe_, &handle);
     for (;;) {
         while (event_ == Event::none && doca_pe_progress(pe_) != 0) {
         }
-        if (event_ != Event::none || std::chrono::steady_clock::now() >= until) break;
-        // Control traffic only (a few lines per export): a short nap between looks is enough.
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        if (event_ != Event::none || left.count() <= 0) break;
+        // Sleep on the PE's handle: a connection, a message or a disconnection wakes it.
+        doca_pe_request_notification(pe_);
+        pollfd p{handle, POLLIN, 0};
+        ::poll(&p, 1, static_cast<int>(std::max<int64_t>(1, left.count())));
+        doca_pe_clear_notification(pe_, handle);
     }
     if (event_ == Event::exported) out = std::move(record_);
     return event_;
