@@ -225,6 +225,30 @@ TEST_P(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartin
     write_read_verify(*ctrl, 200, 64 * 1024, 11);
 }
 
+// The target restarts while skiff-host stays: skiff-host's comch client sees the server go,
+// reconnects to the new one and sends its export again; what was written before the restart is
+// still in the host's memory and reads back through the new target.
+TEST_P(integration_hostmem, ATargetRestartGetsTheExportAgainFromTheSameHost) {
+    start_host();
+    start_hostmem_target();
+    {
+        auto ctrl = connect(options());
+        ASSERT_NE(ctrl, nullptr);
+        wait_accessible(*ctrl);
+        write_read_verify(*ctrl, 0, 64 * 1024, 5);
+    }
+    EXPECT_EQ(target_->stop(), 0);
+    start_hostmem_target();
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+    wait_accessible(*ctrl);
+    EXPECT_TRUE(host_->running()) << "skiff-host must survive a target restart";
+    std::vector<uint8_t> back(64 * 1024, 0xEE);
+    ASSERT_EQ(read_status(*ctrl, 0, back), 0);
+    EXPECT_TRUE(back == pattern(64 * 1024, 5)) << "the bytes written before the restart are gone";
+    write_read_verify(*ctrl, 300, 64 * 1024, 6);
+}
+
 TEST_P(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaChangeNotice) {
     start_host();
     start_hostmem_target();

@@ -38,8 +38,14 @@ std::vector<std::string> split_line(const std::string &line, size_t max_msg) {
 }
 
 bool LineAssembler::add(const uint8_t *msg, size_t len, std::string &line) {
-    if (len == 0 || (msg[0] != '+' && msg[0] != '.') || pending_.size() + len - 1 > kMaxLine) {
+    if (len == 0 || (msg[0] != '+' && msg[0] != '.')) {
         pending_.clear();
+        return false;
+    }
+    // An oversized line is skipped to its last fragment, so its tail never passes for a line.
+    if (skipping_ || pending_.size() + len - 1 > kMaxLine) {
+        pending_.clear();
+        skipping_ = msg[0] == '+';
         return false;
     }
     pending_.append(reinterpret_cast<const char *>(msg) + 1, len - 1);

@@ -53,6 +53,7 @@ class LineAssembler {
 
   private:
     std::string pending_;
+    bool skipping_ = false; // inside a line beyond kMaxLine: dropped up to its last fragment
 };
 
 // Target side (DPU): the comch server skiff-host connects to. One thread calls wait().
