@@ -6,7 +6,6 @@
 
 #include <nvme/types.h>
 
-#include <algorithm>
 #include <cstring>
 
 namespace skiff::dataplane {
