@@ -131,7 +131,7 @@ lab_nvmet_export $nqn tcp 127.0.0.1 4420 \$dev
 }
 
 test_hostmem_tcp() {
-  local channel="/tmp/skiff-lab-host-$$.sock"
+  local channel="skiff-lab-host-$$"
   # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem \
   TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
@@ -169,14 +169,14 @@ test_rdma_target_dpa() {
 test_hostmem_rdma() {
   # hostmem behind NVMe/RDMA: skiff-host and skiff-target both in the guest (the host has no
   # RDMA); the DMA lands straight in the RDMA queue pair's registered region.
-  local channel=/tmp/skiff-lab-host.sock
-  # skiff-target starts once skiff-host's socket is there: the target must find a host to import
-  # from.
+  local channel=skiff-lab-host region=/tmp/skiff-lab-host.region
+  # skiff-target starts once skiff-host has exported (its region file is there): the target must
+  # find a host to import from.
   # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
   TARGET_NQN=nqn.2026-11.io.skiff:lab-hostmem-rdma \
   FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
-  TARGET_CMD="/lab/guest/host-libs $checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB & \
-for i in \$(seq 300); do [ -S $channel ] && break; sleep 0.1; done; \
+  TARGET_CMD="/lab/guest/host-libs $checkout/build/bin/skiff-host --channel $channel --size ${LAB_SIZE_MIB}MiB --test-region-file $region & \
+for i in \$(seq 300); do [ -f $region ] && break; sleep 0.1; done; \
 exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARGET_PORT --nqn $TARGET_NQN --discovery none'" \
 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
   GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \

@@ -37,13 +37,18 @@ void read_aio(JsonReader &r, const json &in, const std::string &path, BackendCon
 
 // Host memory that skiff-host exports (the hostmem backend's options, HostmemOptions).
 void read_hostmem(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {
-    auto channel = r.string(in, path, "channel", true, "/run/skiff-host.sock");
-    if (channel && (channel->empty() || (*channel)[0] != '/'))
+    // The channel is a DOCA Comch server name (skiff-host --channel): 1 to 119 bytes.
+    auto channel = r.string(in, path, "channel", true, "skiff-host");
+    if (channel && (channel->empty() || channel->size() > 119))
         r.error(join(path, "channel"),
-                "expected the absolute path of skiff-host's socket, got " + quote(in["channel"]));
+                "expected the comch channel name skiff-host --channel uses (1 to 119 characters), got " +
+                    quote(in["channel"]));
     read_memory_size(r, in, path, out);
     auto pci = r.string(in, path, "dpu_pci", false, "03:00.0");
-    out.settings = {{"channel", channel.value_or("")}, {"dpu_pci", pci.value_or("03:00.0")}};
+    auto host_pci = r.string(in, path, "host_pci", false, "0b:00.0");
+    out.settings = {{"channel", channel.value_or("")},
+                    {"dpu_pci", pci.value_or("03:00.0")},
+                    {"host_pci", host_pci.value_or("")}};
 }
 
 } // namespace
@@ -58,7 +63,7 @@ const std::vector<BackendKind> &backend_kinds() {
          read_aio},
         {"hostmem",
          "host memory exported by skiff-host, moved with DMA (ANA-inaccessible while the host is away)",
-         {"channel", "size", "dpu_pci"},
+         {"channel", "size", "dpu_pci", "host_pci"},
          read_hostmem},
     };
     return kinds;

@@ -4,7 +4,7 @@
  * A PE is used by one thread at a time. Every task completion, error and ctx state change is
  * delivered from inside doca_pe_progress(), on the calling thread, one unit of work per call, in no
  * particular order. In notification mode the application waits on the PE's event handle (an
- * epoll-able eventfd): arm with doca_pe_request_notification(), wait, doca_pe_clear_notification(),
+ * epoll-able fd): arm with doca_pe_request_notification(), wait, doca_pe_clear_notification(),
  * then progress until it returns 0. Wake-ups may be spurious.
  */
 #ifndef DOCA_PE_H_

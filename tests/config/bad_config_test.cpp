@@ -117,15 +117,15 @@ const std::vector<BadCase> kCases = {
      [](json &j) {
          j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}};
      },
-     {"backends[1].channel: missing; expected a string such as \"/run/skiff-host.sock\"",
+     {"backends[1].channel: missing; expected a string such as \"skiff-host\"",
       "backends[1].size: missing; expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB "
       "to 1TiB"}},
-    {"hostmem with a relative channel",
+    {"hostmem with an empty channel name",
      [](json &j) {
-         j["backends"][1] = {
-             {"name", "ram1"}, {"kind", "hostmem"}, {"channel", "host.sock"}, {"size", "1GiB"}};
+         j["backends"][1] = {{"name", "ram1"}, {"kind", "hostmem"}, {"channel", ""}, {"size", "1GiB"}};
      },
-     {"backends[1].channel: expected the absolute path of skiff-host's socket, got \"host.sock\""}},
+     {"backends[1].channel: expected the comch channel name skiff-host --channel uses (1 to 119 characters), "
+      "got \"\""}},
     {"field of another kind",
      [](json &j) { j["backends"][0]["path"] = "/tmp/x"; },
      {"backends[0].path: unknown key; expected one of name, kind, size"}},

@@ -1,18 +1,20 @@
 // The hostmem backend end to end, with three real parties: skiff-host (exports its memory over
-// PCI and serves the descriptor on a Unix socket), skiff-target (--backend hostmem: imports it
-// and moves the data with DMA) and skiff's initiator. Bytes written through the target are
-// checked inside skiff-host's memory (its test-only BYTES command). Killing skiff-host makes
-// the namespace's I/O fail with ANA Inaccessible (SCT 3h / SC 02h, retryable) without hanging
-// the target; a new skiff-host on the same channel brings the namespace back, target untouched.
+// PCI and sends the descriptor as the comch client of the channel), skiff-target (--backend
+// hostmem: the channel's comch server; imports the export and moves the data with DMA) and
+// skiff's initiator. Bytes written through the target are checked inside skiff-host's memory,
+// read straight out of the process (/proc/<pid>/mem at the address its --test-region-file gives). Killing
+// skiff-host makes the namespace's I/O fail with ANA Inaccessible (SCT 3h / SC 02h, retryable) without
+// hanging the target; a new skiff-host on the same channel brings the namespace back, target untouched.
 #include "target_fixture.hpp"
 
-#include "skiff/dataplane/hostmem/control_channel.hpp"
 #include "skiff/nvmeof/host/commands.hpp"
 #include "skiff/nvmeof/host/nvme_status.hpp"
 
 #include <nvme/types.h>
 
 #include <atomic>
+#include <cstdio>
+#include <fcntl.h>
 #include <thread>
 #include <unistd.h>
 
@@ -31,8 +33,9 @@ constexpr uint16_t kAnaInaccessible = wire::Status::make(NVME_SCT_PATH, NVME_SC_
 class integration_hostmem : public TargetTest, public ::testing::WithParamInterface<const char *> {
   protected:
     void SetUp() override {
-        channel_ =
-            "/tmp/skiff-itest-host-" + std::to_string(getpid()) + "-" + std::to_string(++counter_) + ".sock";
+        ++counter_;
+        channel_ = "skiff-itest-host-" + std::to_string(getpid()) + "-" + std::to_string(counter_);
+        region_file_ = "/tmp/" + channel_ + ".region";
     }
     void TearDown() override {
         TargetTest::TearDown();
@@ -40,33 +43,42 @@ class integration_hostmem : public TargetTest, public ::testing::WithParamInterf
             if (HasFailure()) std::cerr << "---- skiff-host output\n" << host_->log() << "---- end\n";
             host_->stop();
         }
+        ::unlink(region_file_.c_str());
     }
 
+    // skiff-host is ready once it wrote its region file (the export is made); it connects to the
+    // target's channel by itself, whichever starts first.
     void start_host() {
-        std::string ch = channel_;
+        ::unlink(region_file_.c_str());
+        std::string file = region_file_;
         host_ = std::make_unique<TargetProcess>("skiff-host",
-                                                std::vector<std::string>{"--channel", ch, "--size", "8MiB",
-                                                                         "--memory", GetParam(),
-                                                                         "--test-commands"},
-                                                [ch] { return !request(ch, "HEALTH").rfind("OK", 0); });
-        ASSERT_TRUE(host_->started()) << "skiff-host did not answer HEALTH on " << ch << "\n" << host_->log();
+                                                std::vector<std::string>{"--channel", channel_, "--size",
+                                                                         "8MiB", "--memory", GetParam(),
+                                                                         "--test-region-file", file},
+                                                [file] { return ::access(file.c_str(), R_OK) == 0; });
+        ASSERT_TRUE(host_->started()) << "skiff-host did not export\n" << host_->log();
     }
     void start_hostmem_target() {
         start_target({"--backend", "hostmem", "--hostmem-channel", channel_, "--size", "8MiB"});
     }
 
-    // One request on a fresh channel connection; "" when the host is not there.
-    static std::string request(const std::string &channel, const std::string &line) {
-        auto c = dataplane::hostmem::make_unix_control_client(channel);
-        if (!c->connect()) return "";
-        auto r = c->request(line);
-        return r ? *r : "";
-    }
-    // The bytes as skiff-host's own memory holds them.
+    // The bytes as skiff-host's own memory holds them: read from the process itself, at the
+    // region's address (empty on any failure).
     std::vector<uint8_t> host_bytes(uint64_t off, size_t len) {
-        std::string reply = request(channel_, "BYTES " + std::to_string(off) + " " + std::to_string(len));
         std::vector<uint8_t> out;
-        if (reply.rfind("BYTES ", 0) != 0 || !dataplane::hostmem::from_hex(reply.substr(6), out)) out.clear();
+        FILE *f = std::fopen(region_file_.c_str(), "r");
+        if (f == nullptr) return out;
+        int pid = 0;
+        unsigned long long base = 0, length = 0;
+        int got = std::fscanf(f, "%d %llu %llu", &pid, &base, &length);
+        std::fclose(f);
+        if (got != 3 || off > length || len > length - off) return out;
+        int fd = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return out;
+        out.resize(len);
+        ssize_t n = ::pread(fd, out.data(), len, static_cast<off_t>(base + off));
+        ::close(fd);
+        if (n != static_cast<ssize_t>(len)) out.clear();
         return out;
     }
 
@@ -116,12 +128,13 @@ class integration_hostmem : public TargetTest, public ::testing::WithParamInterf
         ASSERT_EQ(read_status(ctrl, lba, back), 0);
         EXPECT_TRUE(back == data) << "read-back differs from what was written";
         std::vector<uint8_t> in_host = host_bytes(lba * kBlock, bytes);
-        ASSERT_EQ(in_host.size(), bytes) << "BYTES from skiff-host failed";
+        ASSERT_EQ(in_host.size(), bytes) << "cannot read skiff-host's memory";
         EXPECT_TRUE(in_host == data) << "skiff-host's memory does not hold the written bytes";
     }
 
     static inline int counter_ = 0;
     std::string channel_;
+    std::string region_file_;
     std::unique_ptr<TargetProcess> host_;
 };
 
@@ -210,6 +223,30 @@ TEST_P(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartin
     wait_accessible(*ctrl);
     EXPECT_EQ(ana_state(*ctrl), NVME_ANA_STATE_OPTIMIZED);
     write_read_verify(*ctrl, 200, 64 * 1024, 11);
+}
+
+// The target restarts while skiff-host stays: skiff-host's comch client sees the server go,
+// reconnects to the new one and sends its export again; what was written before the restart is
+// still in the host's memory and reads back through the new target.
+TEST_P(integration_hostmem, ATargetRestartGetsTheExportAgainFromTheSameHost) {
+    start_host();
+    start_hostmem_target();
+    {
+        auto ctrl = connect(options());
+        ASSERT_NE(ctrl, nullptr);
+        wait_accessible(*ctrl);
+        write_read_verify(*ctrl, 0, 64 * 1024, 5);
+    }
+    EXPECT_EQ(target_->stop(), 0);
+    start_hostmem_target();
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+    wait_accessible(*ctrl);
+    EXPECT_TRUE(host_->running()) << "skiff-host must survive a target restart";
+    std::vector<uint8_t> back(64 * 1024, 0xEE);
+    ASSERT_EQ(read_status(*ctrl, 0, back), 0);
+    EXPECT_TRUE(back == pattern(64 * 1024, 5)) << "the bytes written before the restart are gone";
+    write_read_verify(*ctrl, 300, 64 * 1024, 6);
 }
 
 TEST_P(integration_hostmem, RevocationOnSigtermIsSeenByTheTargetAndRaisesAnAnaChangeNotice) {

@@ -168,6 +168,7 @@ bool doca_ctx::has_ready_work() const {
     if (transitions_pending_.load(std::memory_order_acquire)) return true;
     if (fatal_requested_.load(std::memory_order_acquire)) return true;
     if (completions_pending()) return true;
+    if (state() != DOCA_CTX_STATE_IDLE && events_pending()) return true;
     if (!order_.empty() && order_.held() >= inflight()) return true;
     return state() == DOCA_CTX_STATE_STOPPING && inflight() == 0 && all_tasks_returned();
 }
@@ -176,6 +177,7 @@ bool doca_ctx::progress_one() {
     if (transitions_pending_.load(std::memory_order_acquire) && deliver_transition()) return true;
     if (fatal_requested_.load(std::memory_order_acquire) && handle_fatal_request()) return true;
     if (deliver_completion()) return true;
+    if (state() != DOCA_CTX_STATE_IDLE && deliver_event()) return true;
     if (state() == DOCA_CTX_STATE_STOPPING) return try_finish_stop();
     return false;
 }

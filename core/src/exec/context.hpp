@@ -71,6 +71,11 @@ struct doca_ctx {
     // The next finished task (status set), or nullptr. Progress engine thread only.
     virtual doca_task *poll_completion() = 0;
     virtual bool completions_pending() const = 0;
+    // Delivers one library event (a received message, a connection change) by running its
+    // callback; true if it did. Runs after completions, in any state but IDLE.
+    virtual bool deliver_event() { return false; }
+    // True when deliver_event() would find an event (used when arming notifications).
+    virtual bool events_pending() const { return false; }
 
     // ---- helpers for libraries
     void register_task_kind(skiff::core::TaskKind *kind) { kinds_.push_back(kind); }

@@ -5,7 +5,12 @@
 
 #include <skiff/core/log.hpp>
 
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <new>
 
 namespace {
@@ -16,6 +21,35 @@ spdlog::logger &logger() {
 }
 
 } // namespace
+
+doca_pe::~doca_pe() {
+    if (wait_fd_ >= 0) ::close(wait_fd_);
+}
+
+doca_error_t doca_pe::init() {
+    doca_error_t err = notifier_.open();
+    if (err != DOCA_SUCCESS) return err;
+    wait_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (wait_fd_ < 0) {
+        logger().error("progress engine: epoll_create1() failed: {}", std::strerror(errno));
+        return DOCA_ERROR_OPERATING_SYSTEM;
+    }
+    return watch(notifier_.fd());
+}
+
+doca_error_t doca_pe::watch(int fd) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (::epoll_ctl(wait_fd_, EPOLL_CTL_ADD, fd, &ev) == 0) return DOCA_SUCCESS;
+    logger().error("progress engine: adding fd {} to the notification set failed: {}", fd,
+                   std::strerror(errno));
+    return DOCA_ERROR_OPERATING_SYSTEM;
+}
+
+void doca_pe::unwatch(int fd) {
+    ::epoll_ctl(wait_fd_, EPOLL_CTL_DEL, fd, nullptr);
+}
 
 doca_error_t doca_pe::connect(doca_ctx *ctx) {
     if (ctx->state() != DOCA_CTX_STATE_IDLE) {
@@ -114,17 +148,17 @@ uint8_t doca_pe_progress(doca_pe *pe) {
 
 doca_error_t doca_pe_get_notification_handle(const doca_pe *pe, doca_notification_handle_t *handle) {
     if (!pe || !handle) return DOCA_ERROR_INVALID_VALUE;
-    *handle = const_cast<doca_pe *>(pe)->notifier().fd();
+    *handle = pe->handle();
     return DOCA_SUCCESS;
 }
 
 doca_error_t doca_pe_clear_notification(doca_pe *pe, doca_notification_handle_t handle) {
     if (!pe) return DOCA_ERROR_INVALID_VALUE;
     // DOCA documents the handle as unused on Linux and its samples pass 0: accept 0 as well as
-    // the engine's own fd, refuse anything else (most likely another engine's handle).
-    if (handle != 0 && handle != pe->notifier().fd()) {
+    // the engine's own handle, refuse anything else (most likely another engine's handle).
+    if (handle != 0 && handle != pe->handle()) {
         logger().error("pe clear_notification: handle {} is not this engine's handle {}", handle,
-                       pe->notifier().fd());
+                       pe->handle());
         return DOCA_ERROR_INVALID_VALUE;
     }
     return pe->notifier().clear();

@@ -12,11 +12,21 @@
 struct doca_pe {
   public:
     doca_pe() = default;
+    ~doca_pe();
     doca_pe(const doca_pe &) = delete;
     doca_pe &operator=(const doca_pe &) = delete;
 
-    doca_error_t init() { return notifier_.open(); }
+    doca_error_t init();
     skiff::core::Notifier &notifier() { return notifier_; }
+    // The notification handle: an epoll set holding the notifier's eventfd and the readiness fds
+    // of the connected ctxs that have their own (comch sockets). It becomes readable when the
+    // notifier is signalled or when such an fd is; that is how a message arriving from another
+    // process wakes an application sleeping on the handle without any thread of ours.
+    int handle() const { return wait_fd_; }
+    // A ctx's readiness fd joins (leaves) the handle's set. Level-triggered: readable while the
+    // fd is, so the application finds the work by progressing.
+    doca_error_t watch(int fd);
+    void unwatch(int fd);
 
     doca_error_t connect(doca_ctx *ctx);
     // Called when a connected ctx is destroyed.
@@ -33,4 +43,5 @@ struct doca_pe {
     size_t cursor_ = 0; // round-robin start, so that no ctx starves the others
     bool in_progress_ = false;
     skiff::core::Notifier notifier_;
+    int wait_fd_ = -1;
 };

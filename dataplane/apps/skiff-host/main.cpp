@@ -1,8 +1,9 @@
 // skiff-host: the host-side agent of the hostmem backend. Allocates a memory region, registers it
 // in a doca_mmap on a host PCI function with PCI read-write permission, exports it with
-// doca_mmap_export_pci and hands the descriptor to skiff-target (on the DPU) over a control
-// channel. It stays up answering health checks; SIGTERM or SIGINT revokes the export (the target
-// sees it at once: its namespace turns ANA-inaccessible) and exits.
+// doca_mmap_export_pci and hands the descriptor to skiff-target (on the DPU) over a DOCA Comch
+// channel (skiff-host is the comch client on the host function, the target the server on its DPU
+// PF). It stays connected; SIGTERM or SIGINT revokes the export (the target sees it at once: its
+// namespace turns ANA-inaccessible) and exits.
 #include "skiff/core/device.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/core/man_page.hpp"
@@ -19,7 +20,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <sstream>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -31,12 +31,12 @@ using namespace skiff;
 namespace hm = skiff::dataplane::hostmem;
 
 struct Options {
-    std::string channel = "/tmp/skiff-host.sock";
+    std::string channel = "skiff-host";
     std::string size = "64MiB";
     std::string memory = "memfd";
     std::string file;
     std::string pci = "0b:00.0";
-    bool test_commands = false;
+    std::string test_region_file;
     std::string log_level = "info";
 };
 
@@ -61,18 +61,19 @@ Result<Region> allocate_memfd(const Options &o, size_t len) {
         int e = errno;
         if (fd >= 0) close(fd);
         return make_error(DOCA_ERROR_NO_MEMORY,
-                          "--memory " + o.memory + ": cannot create a " + std::to_string(len) + "-byte memfd: " +
-                              std::strerror(e) +
-                              (huge ? " (are hugepages reserved in /proc/sys/vm/nr_hugepages, and is --size a "
-                                      "multiple of the huge page size?)"
-                                    : ""));
+                          "--memory " + o.memory + ": cannot create a " + std::to_string(len) +
+                              "-byte memfd: " + std::strerror(e) +
+                              (huge
+                                   ? " (are hugepages reserved in /proc/sys/vm/nr_hugepages, and is --size a "
+                                     "multiple of the huge page size?)"
+                                   : ""));
     }
     void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);
-        return make_error(DOCA_ERROR_NO_MEMORY, "--memory " + o.memory + ": cannot map " + std::to_string(len) +
-                                                    " bytes: " + std::strerror(e));
+        return make_error(DOCA_ERROR_NO_MEMORY, "--memory " + o.memory + ": cannot map " +
+                                                    std::to_string(len) + " bytes: " + std::strerror(e));
     }
     return Region{static_cast<uint8_t *>(p), len}; // fd deliberately kept open (see above)
 }
@@ -133,51 +134,49 @@ Result<Export> export_region(doca_dev *dev, const Region &r) {
     return e;
 }
 
-// One request line from the channel -> the reply line.
-std::string answer(const std::string &request, const Export &e, const Region &r, uint64_t generation,
-                   bool test_commands) {
-    std::istringstream in(request);
-    std::string cmd;
-    in >> cmd;
-    if (cmd == "EXPORT")
-        return "EXPORT " + hm::to_hex(e.descriptor.data(), e.descriptor.size()) + " " +
-               std::to_string(reinterpret_cast<uintptr_t>(r.base)) + " " + std::to_string(r.len) + " " +
-               std::to_string(generation);
-    if (cmd == "HEALTH") return "OK " + std::to_string(generation) + " " + std::to_string(r.len);
-    if (cmd == "BYTES" && test_commands) {
-        size_t off = 0, len = 0;
-        in >> off >> len;
-        if (!in || off > r.len || len > r.len - off || len > (256u << 10)) return "ERROR range";
-        return "BYTES " + hm::to_hex(r.base + off, len);
-    }
-    return "ERROR unknown request \"" + cmd + "\"";
+// For tests: "<pid> <address> <length>" of the region, written once the export is made, so a test
+// can read the bytes straight out of this process's memory (/proc/<pid>/mem).
+Status write_region_file(const std::string &path, const Region &r) {
+    std::string tmp = path + ".tmp";
+    FILE *f = std::fopen(tmp.c_str(), "w");
+    if (f == nullptr) return make_error(DOCA_ERROR_OPERATING_SYSTEM, tmp + ": " + std::strerror(errno));
+    std::fprintf(f, "%d %ju %zu\n", getpid(), static_cast<uintmax_t>(reinterpret_cast<uintptr_t>(r.base)),
+                 r.len);
+    std::fclose(f);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM, path + ": " + std::strerror(errno));
+    return Status::success();
 }
 
 cli::ManPage man_page() {
     cli::ManPage m;
     m.name = "skiff-host - lends host memory to skiff-target (the hostmem backend)";
     m.synopsis =
-        "skiff-host [--channel PATH] [--size SIZE] [--memory anon|hugepages|file [--file PATH]] [OPTIONS]";
+        "skiff-host [--channel NAME] [--size SIZE] [--memory anon|hugepages|file [--file PATH]] [OPTIONS]";
     m.description =
         "skiff-host runs on the host, next to the BlueField. It allocates --size bytes, registers them\n"
         "in a DOCA mmap on a host PCI function (--pci) with PCI read-write access, exports the mmap\n"
-        "over PCI and hands the export descriptor to skiff-target on a control channel (a Unix\n"
-        "socket). skiff-target, with a hostmem backend naming the same channel, imports the export\n"
-        "and serves it as a namespace, moving the data with DMA.\n"
+        "over PCI and hands the export descriptor to skiff-target on a control channel: DOCA Comch,\n"
+        "where skiff-target (the DPU side) is the server and skiff-host the client on the host\n"
+        "function; --channel is the channel's name, the same on both sides. skiff-target, with a\n"
+        "hostmem backend naming the same channel, imports the export and serves it as a namespace,\n"
+        "moving the data with DMA. Either side may start first: skiff-host waits for the target and\n"
+        "sends the export again whenever the target (re)appears.\n"
         "\n"
-        "It then stays up answering health checks. SIGTERM or Ctrl-C revokes the export: the\n"
-        "target's namespace turns ANA-inaccessible at once, and comes back when skiff-host runs again.\n"
-        "Under systemd (skiff-host.service, Type=notify) it reports READY=1 once the channel listens.\n"
+        "SIGTERM or Ctrl-C revokes the export: the target's namespace turns ANA-inaccessible at\n"
+        "once, and comes back when skiff-host runs again. Under systemd (skiff-host.service,\n"
+        "Type=notify) it reports READY=1 once the export is made.\n"
         "\n"
         "Until the DOCA hardware libraries are linked in, the PCI export is emulated: skiff-target\n"
-        "must run on the same machine and reaches this process's memory through /proc/<pid>/mem.";
+        "must run on the same machine and reaches this process's memory through /proc/<pid>/mem;\n"
+        "the comch channel is a Unix socket in $SKIFF_COMCH_DIR (default /tmp/skiff-comch).";
     m.files = "/etc/skiff/host.conf\n"
               "    SKIFF_HOST_ARGS, the arguments skiff-host.service passes\n"
-              "/run/skiff-host/channel.sock\n"
-              "    the channel skiff-host.service listens on (host.conf names it)";
-    m.examples = "skiff-host --channel /tmp/skiff-host.sock --size 256MiB\n"
-                 "    lend 256 MiB; then serve it:\n"
-                 "    skiff-target --backend hostmem --hostmem-channel /tmp/skiff-host.sock --size 256MiB\n"
+              "$SKIFF_COMCH_DIR/<host function>@<channel>\n"
+              "    the emulated comch channel's socket (the target listens on it)";
+    m.examples = "skiff-host --channel skiff-host --size 256MiB\n"
+                 "    lend 256 MiB; serve it with:\n"
+                 "    skiff-target --backend hostmem --hostmem-channel skiff-host --size 256MiB\n"
                  "skiff-host --memory hugepages --size 1GiB\n"
                  "    lend reserved hugepages (echo 512 > /proc/sys/vm/nr_hugepages first)";
     m.see_also = "skiff-target --help; docs/deploy-bluefield.md";
@@ -190,7 +189,9 @@ int main(int argc, char **argv) {
     Options o;
     CLI::App app;
     cli::set_man_page(app, man_page());
-    app.add_option("--channel", o.channel, "control channel: Unix socket path to listen on")
+    app.add_option("--channel", o.channel,
+                   "control channel: the DOCA Comch name skiff-target serves (its --hostmem-channel or the\n"
+                   "config's \"channel\"), 1 to 119 characters")
         ->capture_default_str();
     app.add_option("--size", o.size, "region size, a multiple of 4 KiB (e.g. 64MiB, 1GiB)")
         ->capture_default_str();
@@ -203,8 +204,8 @@ int main(int argc, char **argv) {
     app.add_option("--file", o.file, "with --memory file: the file to map (created and sized as needed)");
     app.add_option("--pci", o.pci, "host PCI function to export through (its DPU PF imports)")
         ->capture_default_str();
-    app.add_flag("--test-commands", o.test_commands,
-                 "answer BYTES <offset> <len> on the channel (tests check the bytes in host memory)");
+    app.add_option("--test-region-file", o.test_region_file,
+                   "for tests: write \"<pid> <address> <length>\" of the region to this file once exported");
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
     CLI11_PARSE(app, argc, argv);
@@ -216,6 +217,8 @@ int main(int argc, char **argv) {
     uint64_t size = dataplane::parse_size(o.size);
     if (size == 0 || size % 4096)
         return fail("--size \"" + o.size + "\": expected a non-zero multiple of 4 KiB");
+    if (o.channel.empty() || o.channel.size() > 119)
+        return fail("--channel \"" + o.channel + "\": expected a name of 1 to 119 characters");
 
     setenv("SKIFF_SIDE", "host", 1); // this process sees the host's PCI functions
     // The emulated PCI path: the target reaches this memory through /proc/<pid>/mem or
@@ -237,27 +240,29 @@ int main(int argc, char **argv) {
     sigprocmask(SIG_BLOCK, &set, nullptr);
     int stop_fd = signalfd(-1, &set, SFD_CLOEXEC);
 
-    auto server = hm::make_unix_control_server(o.channel);
-    if (auto st = server->listen(); !st) return fail("--channel: " + st.error().message);
     // Distinct per run, so the target can tell a new export from the one it lost.
     const uint64_t generation =
         static_cast<uint64_t>(time(nullptr)) * 1000000u + static_cast<uint64_t>(getpid());
+    hm::ExportRecord record{exp->descriptor, reinterpret_cast<uintptr_t>(region->base), region->len,
+                            generation};
+    auto channel = hm::ControlClient::create(dev->get(), o.channel, hm::export_line(record));
+    if (!channel) return fail("--channel: " + channel.error().message);
+    if (!o.test_region_file.empty())
+        if (auto st = write_region_file(o.test_region_file, *region); !st) return fail(st.error().message);
     logger->info("exporting {} bytes of {} memory at {} through {} as export {}; channel {}", size, o.memory,
-                 static_cast<void *>(region->base), o.pci, generation, o.channel);
-    // Under systemd (Type=notify): the export is made and the channel answers.
+                 static_cast<void *>(region->base), o.pci, generation, (*channel)->address());
+    // Under systemd (Type=notify): the export is made; the target gets it whenever it is up.
     dataplane::notify_ready("exporting " + std::to_string(size) + " bytes on " + o.channel);
 
-    server->serve(
-        [&](const std::string &req) { return answer(req, *exp, *region, generation, o.test_commands); },
-        stop_fd);
+    (*channel)->serve(stop_fd);
 
     // Revoke first (the revocation word flips, every import fails its next access), then tell the
-    // targets, then let go.
+    // target, then let go.
     logger->info("signal received: revoking export {}", generation);
     dataplane::notify_stopping("revoking export " + std::to_string(generation));
     doca_mmap_stop(exp->mmap);
-    server->broadcast("REVOKED " + std::to_string(generation));
-    server->close();
+    (*channel)->send_and_close("REVOKED " + std::to_string(generation));
+    channel->reset();
     doca_mmap_destroy(exp->mmap);
     munmap(region->base, region->len);
     return 0;

@@ -88,8 +88,14 @@ void add_options(CLI::App &app, Options &o) {
                    "skiff-host, moved with DMA; see --hostmem-channel)")
         ->capture_default_str();
     app.add_option("--hostmem-channel", o.hostmem_channel,
-                   "--backend hostmem: skiff-host's control channel (Unix socket path); skiff-host must\n"
-                   "export at least --size bytes")
+                   "--backend hostmem: the control channel's name, the same as skiff-host --channel. The\n"
+                   "target serves it as a DOCA Comch server on its DPU PF for the host function of\n"
+                   "--hostmem-host-pci; skiff-host connects as the comch client and must export at least\n"
+                   "--size bytes")
+        ->capture_default_str();
+    app.add_option("--hostmem-host-pci", o.hostmem_host_pci,
+                   "--backend hostmem: the host function skiff-host runs on (its --pci); empty: the first\n"
+                   "host function the DPU PF manages")
         ->capture_default_str();
     app.add_option("--path", o.path,
                    "--backend aio: the file or block device. With --size, a regular file is created or\n"
@@ -185,8 +191,7 @@ Result<config::Config> config_from_options(const Options &o) {
                     {"queue_depth", 128},
                     {"create", !o.size.empty()}};
     if (hostmem)
-        settings = {{"channel", std::filesystem::absolute(o.hostmem_channel).string()},
-                    {"dpu_pci", "03:00.0"}};
+        settings = {{"channel", o.hostmem_channel}, {"dpu_pci", "03:00.0"}, {"host_pci", o.hostmem_host_pci}};
     c.backends.push_back({"ns1", o.backend, *size, settings});
     config::SubsystemConfig s;
     s.nqn = o.nqn;

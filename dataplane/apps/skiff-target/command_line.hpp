@@ -23,9 +23,10 @@ struct Options {
     std::string nqn = "nqn.2026-11.io.skiff:default";
     std::string transport = "tcp";
     std::string backend = "ram";
-    std::string path;                                     // --backend aio: the file or block device
-    bool buffered = false;                                // --backend aio: page cache instead of O_DIRECT
-    std::string hostmem_channel = "/tmp/skiff-host.sock"; // --backend hostmem: skiff-host's socket
+    std::string path;                           // --backend aio: the file or block device
+    bool buffered = false;                      // --backend aio: page cache instead of O_DIRECT
+    std::string hostmem_channel = "skiff-host"; // --backend hostmem: the comch channel name
+    std::string hostmem_host_pci;               // --backend hostmem: skiff-host's function (empty: the first)
     std::string size; // empty: 1 GiB for ram/null; an aio file's or device's own size
     uint32_t block_size = 512;
     std::string serial = "SKIFF0001";

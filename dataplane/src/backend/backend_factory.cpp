@@ -35,8 +35,9 @@ Made make_aio(const config::BackendConfig &b) {
 
 // HostmemOptions from the validated settings (config/src/backend_kinds.cpp read_hostmem).
 Made make_hostmem(const config::BackendConfig &b) {
-    auto hm = HostmemDevice::create(
-        {b.settings.value("channel", ""), b.size_bytes, b.settings.value("dpu_pci", "03:00.0")});
+    auto hm =
+        HostmemDevice::create({b.settings.value("channel", ""), b.size_bytes,
+                               b.settings.value("dpu_pci", "03:00.0"), b.settings.value("host_pci", "")});
     if (!hm) return hm.error();
     return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
 }

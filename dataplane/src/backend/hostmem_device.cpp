@@ -6,16 +6,13 @@
 
 #include <nvme/types.h>
 
-#include <algorithm>
 #include <cstring>
 
 namespace skiff::dataplane {
 namespace {
 
 constexpr uint32_t kDefaultQueueDepth = 128; // DMA tasks per channel
-constexpr int kBackoffFirstMs = 50;
-constexpr int kBackoffMaxMs = 1000;
-constexpr int kHealthPeriodMs = 100; // how often the link looks at the channel
+constexpr int kWaitMs = 100;                 // how often the link thread looks at stop_
 
 } // namespace
 
@@ -25,67 +22,62 @@ Result<std::shared_ptr<HostmemDevice>> HostmemDevice::create(HostmemOptions opti
                                                         std::to_string(options.size_bytes) +
                                                         " is not a non-zero multiple of 4096 bytes");
     if (options.channel.empty())
-        return make_error(DOCA_ERROR_INVALID_VALUE, "hostmem: the control channel path is empty");
+        return make_error(
+            DOCA_ERROR_INVALID_VALUE,
+            "hostmem: the control channel name is empty (the comch name skiff-host --channel uses)");
     auto dev = core::Device::open_by_pci(options.dpu_pci);
     if (!dev) return dev.error();
     if (!dev->has_cap(core::DevCap::mmap_from_export_pci))
         return make_error(DOCA_ERROR_NOT_SUPPORTED, "hostmem: the device at PCI " + options.dpu_pci +
                                                         " cannot import host exports (is SKIFF_SIDE=dpu?)");
-    std::shared_ptr<HostmemDevice> d(new HostmemDevice(std::move(options), std::move(*dev)));
+    auto channel = hostmem::ControlServer::create(dev->get(), options.host_pci, options.channel);
+    if (!channel) return channel.error();
+    std::shared_ptr<HostmemDevice> d(
+        new HostmemDevice(std::move(options), std::move(*dev), std::move(*channel)));
     d->link_ = std::thread([raw = d.get()] { raw->link_loop(); });
     return d;
 }
 
-HostmemDevice::HostmemDevice(HostmemOptions options, core::Device dev)
-    : options_(std::move(options)), dev_(std::move(dev)),
-      channel_(hostmem::make_unix_control_client(options_.channel)) {}
+HostmemDevice::HostmemDevice(HostmemOptions options, core::Device dev,
+                             std::unique_ptr<hostmem::ControlServer> channel)
+    : options_(std::move(options)), dev_(std::move(dev)), channel_(std::move(channel)) {}
 
 HostmemDevice::~HostmemDevice() {
     stop_.store(true);
     if (link_.joinable()) link_.join();
 }
 
-// Connect, fetch the export, publish it, watch for loss; after a loss or a failed attempt wait
-// (doubling up to kBackoffMaxMs) and try again.
+// Serves the channel: each export skiff-host sends is published (the namespace turns accessible),
+// its revocation or the host's departure unpublishes it (inaccessible) until the next export.
 void HostmemDevice::link_loop() {
     auto log = log::get("hostmem");
-    int backoff = kBackoffFirstMs;
-    bool reported = false;
+    log->info("hostmem {}: waiting for skiff-host", channel_->address());
     while (!stop_.load()) {
-        Result<hostmem::ExportRecord> rec = make_error(DOCA_ERROR_NOT_CONNECTED, "");
-        if (auto st = channel_->connect(); !st) {
-            rec = st.error();
-        } else {
-            rec = channel_->fetch_export();
+        hostmem::ExportRecord rec;
+        switch (channel_->wait(kWaitMs, rec)) {
+        case hostmem::ControlServer::Event::none:
+            break;
+        case hostmem::ControlServer::Event::exported:
+            if (rec.length < options_.size_bytes) {
+                log->error("hostmem {}: skiff-host exports {} bytes, the namespace needs {}; ignored",
+                           channel_->address(), rec.length, options_.size_bytes);
+                if (current_export()) publish(nullptr);
+                break;
+            }
+            records_.push_back(std::make_unique<hostmem::ExportRecord>(std::move(rec)));
+            publish(records_.back().get());
+            log->info("hostmem {}: imported export {} ({} bytes at host {:#x}): namespace accessible",
+                      channel_->address(), records_.back()->generation, records_.back()->length,
+                      records_.back()->host_addr);
+            break;
+        case hostmem::ControlServer::Event::lost:
+            publish(nullptr);
+            log->warn("hostmem {}: host revoked its export or went away: namespace inaccessible",
+                      channel_->address());
+            break;
         }
-        if (rec && rec->length < options_.size_bytes)
-            rec = make_error(DOCA_ERROR_INVALID_VALUE, "skiff-host exports " + std::to_string(rec->length) +
-                                                           " bytes, the namespace needs " +
-                                                           std::to_string(options_.size_bytes));
-        if (!rec) {
-            if (!reported) log->warn("hostmem {}: {}; retrying", channel_->address(), rec.error().message);
-            reported = true;
-            channel_->close();
-            for (int waited = 0; waited < backoff && !stop_.load(); waited += 10)
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            backoff = std::min(backoff * 2, kBackoffMaxMs);
-            continue;
-        }
-        records_.push_back(std::make_unique<hostmem::ExportRecord>(std::move(*rec)));
-        publish(records_.back().get());
-        log->info("hostmem {}: imported export {} ({} bytes at host {:#x}): namespace accessible",
-                  channel_->address(), records_.back()->generation, records_.back()->length,
-                  records_.back()->host_addr);
-        backoff = kBackoffFirstMs;
-        reported = false;
-        while (!stop_.load() && !channel_->wait_for_loss(kHealthPeriodMs)) {
-        }
-        if (stop_.load()) break;
-        publish(nullptr);
-        log->warn("hostmem {}: host revoked its export or went away: namespace inaccessible",
-                  channel_->address());
     }
-    channel_->close();
+    channel_.reset(); // stops the server on the thread that ran it
 }
 
 void HostmemDevice::publish(const hostmem::ExportRecord *record) {

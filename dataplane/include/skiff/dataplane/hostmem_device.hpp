@@ -1,9 +1,9 @@
 // The hostmem backend: the namespace's bytes live in memory that skiff-host exported from the
 // host; the target imports the export on its DPU-side device and moves data with DMA memcpy
 // tasks between the host region and the transport's I/O buffers. A link thread keeps the import
-// current over the control channel: when the host revokes or vanishes the namespace becomes
-// ANA-inaccessible (I/O fails with a retryable path error), and when the host exports again the
-// link re-imports with back-off, without restarting the target. See src/backend/README.md.
+// current over the control channel (a DOCA Comch server skiff-host connects to): when the host revokes or
+// vanishes the namespace becomes ANA-inaccessible (I/O fails with a retryable path error), and when the host
+// exports again the link re-imports with back-off, without restarting the target. See src/backend/README.md.
 #pragma once
 
 #include "skiff/core/device.hpp"
@@ -20,9 +20,10 @@
 namespace skiff::dataplane {
 
 struct HostmemOptions {
-    std::string channel;             // the control channel (Unix socket path of skiff-host)
+    std::string channel;             // the control channel: the comch server name skiff-host connects to
     uint64_t size_bytes = 0;         // namespace size; the host's region must be at least this big
     std::string dpu_pci = "03:00.0"; // DPU PF that manages the exporting host function
+    std::string host_pci;            // the exporting host function (empty: the PF's first one)
 };
 
 class HostmemDevice final : public nvmeof::target::BlockDevice {
@@ -58,13 +59,13 @@ class HostmemDevice final : public nvmeof::target::BlockDevice {
     doca_dev *doca_device() const { return dev_.get(); }
 
   private:
-    HostmemDevice(HostmemOptions options, core::Device dev);
+    HostmemDevice(HostmemOptions options, core::Device dev, std::unique_ptr<hostmem::ControlServer> channel);
     void link_loop();
     void publish(const hostmem::ExportRecord *record);
 
     HostmemOptions options_;
     core::Device dev_;
-    std::unique_ptr<hostmem::ControlClient> channel_;
+    std::unique_ptr<hostmem::ControlServer> channel_; // used by the link thread only
     std::atomic<const hostmem::ExportRecord *> current_{nullptr};
     std::atomic<const hostmem::ExportRecord *> lost_{nullptr}; // a DMA found this export gone
     std::atomic<uint64_t> ana_changes_{0};

@@ -1,25 +1,30 @@
 // The control channel between skiff-host (the host-side agent that exports host memory) and the
-// target's hostmem backend (on the DPU). It carries only control: the export descriptor, health
-// checks and the revocation notice; the data moves by DMA. Here it is a Unix stream socket
-// (unix_control_channel.cpp); on real hardware a PCIe mailbox can implement the same two classes.
+// target's hostmem backend (on the DPU). It carries only control: the export descriptor and the
+// revocation notice; the data moves by DMA. It is a DOCA Comch channel, as DOCA storage
+// applications use across the PCIe boundary: the target runs the comch server on its DPU PF for
+// the representor of the host function, skiff-host is a comch client on that function, and the
+// channel's name (skiff-host --channel, skiff-target --hostmem-channel) is the server name.
 //
-// The exchange is line based, one request and one reply per line:
-//   EXPORT            -> "EXPORT <hex descriptor> <host address> <length> <generation>"
-//                        or "NOEXPORT" while nothing is exported
-//   HEALTH            -> "OK <generation> <length>"
-//   BYTES <off> <len> -> "BYTES <hex>" (only with skiff-host --test-commands: lets a test check
-//                        the bytes inside the host's memory)
-// and one unsolicited line from the host: "REVOKED <generation>" when it revokes the export
-// (SIGTERM). A closed channel means the host is gone.
+// What travels is text lines, host to target only:
+//   "EXPORT <hex descriptor> <host address> <length> <generation>"  as soon as the client connects
+//   "REVOKED <generation>"                                           when the host revokes (SIGTERM)
+// A comch message holds at most 4080 bytes, so a line goes as one or more fragments: each starts
+// with '+' (more follow) or '.' (the line's last). The server's disconnect event (the client
+// stopped or its process died) means the host is gone.
 #pragma once
 
 #include "skiff/core/status.hpp"
 
+#include <doca_comch.h>
+
 #include <cstdint>
-#include <functional>
+#include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+struct doca_pe;
 
 namespace skiff::dataplane::hostmem {
 
@@ -31,43 +36,101 @@ struct ExportRecord {
     uint64_t generation = 0; // grows with every export skiff-host makes
 };
 
-// Target side: one connection to the host agent.
-class ControlClient {
+// The lines of the channel.
+std::string export_line(const ExportRecord &record);
+Result<ExportRecord> parse_export_line(const std::string &line);
+
+// Splits a line into comch messages of at most max_msg bytes (fragments, see above).
+std::vector<std::string> split_line(const std::string &line, size_t max_msg);
+
+// Reassembles lines from fragments, one assembler per connection.
+class LineAssembler {
   public:
-    virtual ~ControlClient() = default;
-    // Reaches the host agent; fails while it is not there.
-    virtual Status connect() = 0;
-    // Asks for the current export.
-    virtual Result<ExportRecord> fetch_export() = 0;
-    // One request line, its reply line (HEALTH, BYTES).
-    virtual Result<std::string> request(const std::string &line) = 0;
-    // Waits up to timeout_ms for the host to revoke or vanish. True when it did (the channel is
-    // closed then); false on timeout with the host still there.
-    virtual bool wait_for_loss(int timeout_ms) = 0;
-    virtual void close() = 0;
-    // For logs: the channel's address.
-    virtual const std::string &address() const = 0;
+    // Takes one received message; true with `line` set when it completed a line. A malformed
+    // fragment or a line beyond kMaxLine discards what was pending.
+    bool add(const uint8_t *msg, size_t len, std::string &line);
+    static constexpr size_t kMaxLine = 64 << 10;
+
+  private:
+    std::string pending_;
+    bool skipping_ = false; // inside a line beyond kMaxLine: dropped up to its last fragment
 };
 
-// Host side: answers the target's requests. handle() gets one request line and returns the reply
-// line (without newline).
+// Target side (DPU): the comch server skiff-host connects to. One thread calls wait().
 class ControlServer {
   public:
-    using Handler = std::function<std::string(const std::string &request)>;
-    virtual ~ControlServer() = default;
-    virtual Status listen() = 0;
-    // Serves requests until stop_fd becomes readable; returns then. Runs on the caller's thread.
-    virtual void serve(const Handler &handle, int stop_fd) = 0;
-    // Sends a line to every connected client (the revocation notice).
-    virtual void broadcast(const std::string &line) = 0;
-    virtual void close() = 0;
-    virtual const std::string &address() const = 0;
+    enum class Event { none, exported, lost };
+
+    // A server called `name` on the DPU PF `dpu` for the host function `host_pci` (empty: the
+    // first host function whose representor the PF lists). Started: listening on return.
+    static Result<std::unique_ptr<ControlServer>> create(doca_dev *dpu, const std::string &host_pci,
+                                                         const std::string &name);
+    ~ControlServer();
+    ControlServer(const ControlServer &) = delete;
+    ControlServer &operator=(const ControlServer &) = delete;
+
+    // Progresses the channel for up to timeout_ms. `exported` with `out` set when a host sent its
+    // export (it replaces any earlier one); `lost` when the host whose export is current revoked
+    // it or went away.
+    Event wait(int timeout_ms, ExportRecord &out);
+    // For logs: "comch <name> on host function <pci>".
+    const std::string &address() const { return address_; }
+
+  private:
+    ControlServer() = default;
+    static void on_recv(doca_comch_event_msg_recv *, uint8_t *msg, uint32_t len, doca_comch_connection *conn);
+    static void on_connect(doca_comch_event_connection_status_changed *, doca_comch_connection *conn,
+                           uint8_t ok);
+    static void on_disconnect(doca_comch_event_connection_status_changed *, doca_comch_connection *conn,
+                              uint8_t ok);
+    static void on_send_done(doca_comch_task_send *task, doca_data task_data, doca_data ctx_data);
+    static ControlServer *of(doca_comch_connection *conn);
+    void take_line(doca_comch_connection *conn, const std::string &line);
+
+    doca_pe *pe_ = nullptr;
+    doca_dev_rep *rep_ = nullptr;
+    doca_comch_server *server_ = nullptr;
+    std::string address_;
+    std::map<doca_comch_connection *, LineAssembler> peers_;
+    doca_comch_connection *current_ = nullptr; // the host whose export is current
+    Event event_ = Event::none;
+    ExportRecord record_;
 };
 
-std::unique_ptr<ControlClient> make_unix_control_client(std::string path);
-std::unique_ptr<ControlServer> make_unix_control_server(std::string path);
+// Host side: the comch client on the host function. Sends the export whenever it (re)connects:
+// a target that starts later, or restarts, gets it without skiff-host restarting.
+class ControlClient {
+  public:
+    static Result<std::unique_ptr<ControlClient>> create(doca_dev *host_function, const std::string &name,
+                                                         std::string export_line);
+    ~ControlClient();
+    ControlClient(const ControlClient &) = delete;
+    ControlClient &operator=(const ControlClient &) = delete;
 
-// Hex encoding of descriptors and test byte dumps on the channel.
+    // Keeps the channel up (connects, sends the export, reconnects when the target goes) until
+    // stop_fd becomes readable.
+    void serve(int stop_fd);
+    // Sends `line` if connected, waits until it is delivered (or the target is gone), then stops.
+    void send_and_close(const std::string &line);
+    const std::string &address() const { return address_; }
+
+  private:
+    ControlClient() = default;
+    static void on_send_done(doca_comch_task_send *task, doca_data task_data, doca_data ctx_data);
+    bool running() const;
+    bool send(const std::string &line);
+    void progress_for(int timeout_ms, int stop_fd);
+
+    doca_pe *pe_ = nullptr;
+    doca_comch_client *client_ = nullptr;
+    std::string address_;
+    std::string export_line_;
+    std::deque<std::string> out_; // fragments in flight (a deque: their bytes stay put until delivered)
+    size_t in_flight_ = 0;
+    bool was_running_ = false;
+};
+
+// Hex encoding of descriptors on the channel.
 std::string to_hex(const uint8_t *data, size_t len);
 bool from_hex(const std::string &text, std::vector<uint8_t> &out);
 

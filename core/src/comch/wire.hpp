@@ -1,0 +1,34 @@
+// The frames on an emulated channel. The transport is a SOCK_SEQPACKET socket, so every frame is
+// one datagram: a small header, then (for data) the application's message. The handshake tells
+// each side the other's largest message, so that a sender never exceeds what the peer receives.
+#pragma once
+
+#include <cstdint>
+
+namespace skiff::core::comch {
+
+enum class FrameType : uint8_t {
+    hello = 1,   // client -> server, first frame: version and max message size
+    welcome = 2, // server -> client: accepted, with the server's max message size
+    refuse = 3,  // server -> client: not accepted (reason), then the server closes
+    data = 4,    // either way: one application message follows the header
+};
+
+enum class RefuseReason : uint8_t {
+    too_many_clients = 1,
+    bad_version = 2,
+};
+
+constexpr uint32_t kWireMagic = 0x736b6363; // "skcc"
+constexpr uint16_t kWireVersion = 1;
+
+struct FrameHeader {
+    uint32_t magic = kWireMagic;
+    FrameType type = FrameType::data;
+    uint8_t reason = 0; // RefuseReason for refuse frames
+    uint16_t version = kWireVersion;
+    uint32_t max_msg_size = 0; // hello / welcome
+};
+static_assert(sizeof(FrameHeader) == 12);
+
+} // namespace skiff::core::comch
