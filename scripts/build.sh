@@ -28,5 +28,7 @@ if command -v ccache >/dev/null; then
   args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
-cmake --build "$dir" -j "$jobs"
+# The build's own output goes to stderr: callers take the folder from the last line of stdout
+# (dir=$(scripts/build.sh ...)), and a compile error must still reach the log.
+cmake --build "$dir" -j "$jobs" >&2
 echo "$dir"
