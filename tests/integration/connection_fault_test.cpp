@@ -1,12 +1,14 @@
 // Connection faults against the real skiff-target: a host whose sockets are reset (RST, no FIN)
 // while the target waits for a write's H2CData or is sending a read's C2HData, and a host that
-// goes silent without closing anything (keep-alive expiry). Each time the controller goes away
+// goes silent without closing anything (keep-alive expiry), and an I/O queue Connect racing
+// its controller's teardown. Each time the controller goes away
 // on the target (skiff-ctl controllers returns to the bystander alone), the target keeps serving
 // the other host, what was acknowledged before the fault reads back, and SIGTERM still exits
 // cleanly (the teardown waits for every request and buffer of the dead connections).
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
+#include "skiff/nvmeof/host/fabrics.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -161,6 +163,38 @@ TEST_F(ConnectionFault, RepeatedResetsLeaveNoController) {
     }
     EXPECT_EQ(wait_controllers(1), 1u) << "controllers of reset hosts are still there";
     expect_bystander_serves(64, 4);
+}
+
+TEST_F(ConnectionFault, QueueConnectRacingItsControllersTeardown) {
+    // An I/O queue Connect naming a controller whose admin connection is being reset at the
+    // same moment: attached just before the teardown, or refused after it; either way the
+    // controller goes and nothing of it stays behind (SIGTERM at the end still exits 0, which
+    // waits for every connection and request).
+    int attached = 0, refused = 0;
+    for (int round = 0; round < 20; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        host::ConnectOptions o = options();
+        o.kato_ms = 1000;
+        o.auto_keep_alive = false;
+        auto v = connect(o);
+        ASSERT_NE(v, nullptr);
+        // Room for a second I/O queue, connected below while the controller is torn down.
+        ASSERT_OK(v->set_features(NVME_FEAT_FID_NUM_QUEUES, 1u | (1u << 16)));
+        host::QueueConfig qc;
+        qc.port = io_port_;
+        qc.qid = 2;
+        auto late = host::TcpQueue::connect(qc);
+        ASSERT_OK(late);
+        std::thread resetter([&] { reset_connection(v->admin_queue()); });
+        if (round % 2) std::this_thread::yield();
+        auto c = host::fabrics_connect(**late, o.host, o.subnqn, v->cntlid(), 0);
+        resetter.join();
+        ++(c.ok() && c->nvme_ok() ? attached : refused);
+        reset_connection(v->io_queue(0));
+    }
+    std::printf("queue connect racing teardown: %d attached, %d refused or cut\n", attached, refused);
+    EXPECT_EQ(wait_controllers(1), 1u) << "controllers of torn-down associations are still there";
+    expect_bystander_serves(64, 5);
 }
 
 } // namespace
