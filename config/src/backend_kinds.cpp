@@ -51,14 +51,10 @@ void read_hostmem(JsonReader &r, const json &in, const std::string &path, Backen
 }
 
 // An NVMe status as nvme-cli prints it: Status Code Type in bits 10:8, Status Code in 7:0
-// (0x281 Unrecovered Read Error, 0x280 Write Fault); an integer or a "0x..." string.
+// (0x281 Unrecovered Read Error, 0x280 Write Fault); an integer or a "0x..." string. Absent: 0.
 std::optional<uint64_t> read_status(JsonReader &r, const json &in, const std::string &path) {
     auto it = in.find("status");
-    if (it == in.end()) {
-        r.error(join(path, "status"),
-                "missing; expected an NVMe status such as \"0x281\" (Unrecovered Read Error)");
-        return std::nullopt;
-    }
+    if (it == in.end()) return 0;
     std::optional<uint64_t> v;
     if (it->is_number_unsigned()) v = it->get<uint64_t>();
     if (it->is_string()) {
@@ -67,7 +63,7 @@ std::optional<uint64_t> read_status(JsonReader &r, const json &in, const std::st
         unsigned long long n = std::strtoull(t.c_str(), &end, 0);
         if (!t.empty() && *end == 0) v = n;
     }
-    if (!v || *v == 0 || *v > 0x7FF || (*v & 0xFF) == 0) {
+    if (!v || *v == 0 || *v > 0x7FF) {
         r.error(join(path, "status"), "expected a non-zero NVMe status, Status Code Type in bits 10:8 and "
                                       "Status Code in 7:0 (such as \"0x281\", \"0x280\", \"0x6\"), got " +
                                           quote(*it));
@@ -88,11 +84,17 @@ json read_inject(JsonReader &r, const json &in, const std::string &path) {
         if (!in["inject"].contains(op)) continue;
         const json &e = in["inject"][op];
         const std::string ep = join(p, op);
-        if (!r.object(e, ep, {"count", "status", "dnr"})) continue;
+        if (!r.object(e, ep, {"count", "status", "dnr", "delay_us"})) continue;
         auto count = r.integer(e, ep, "count", 1, 0xFFFFFFFF, true);
         auto status = read_status(r, e, ep);
         auto dnr = r.boolean(e, ep, "dnr");
-        if (count && status) out[op] = {{"count", *count}, {"status", *status}, {"dnr", dnr.value_or(false)}};
+        auto delay = e.contains("delay_us") ? r.integer(e, ep, "delay_us", 0, 60000000, false)
+                                            : std::optional<uint64_t>(0);
+        if (status && delay && *status == 0 && *delay == 0)
+            r.error(ep, "expected a \"status\" to fail with, a \"delay_us\" to wait, or both");
+        else if (count && status && delay)
+            out[op] = {
+                {"count", *count}, {"status", *status}, {"dnr", dnr.value_or(false)}, {"delay_us", *delay}};
     }
     return out;
 }

@@ -132,6 +132,35 @@ TEST_F(ErrorInject, SkiffCtlFailsTheNextReadsWithTheChosenStatus) {
     EXPECT_EQ(armed["write"]["pending"], 0);
 }
 
+TEST_F(ErrorInject, AddedLatencyHoldsTheCommandWhileOthersComplete) {
+    ASSERT_EQ(write(1), kWriteFault);
+    ASSERT_EQ(write(1), 0);
+    // Latency only (no status): the read waits 300 ms in the poll group, then succeeds.
+    auto r = ctl("error-inject flaky --op read --count 1 --delay-us 300000");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(json::parse(r.output)["armed"]["read"]["delay_us"], 300000);
+    std::vector<uint8_t> slow(4096, 0), fast(4096, 0xEE);
+    auto &q = ctrl_->io_queue(0);
+    auto held = q.submit(nvmeof::host::cmd::read(1, 8, 8), nvmeof::host::DataDir::kControllerToHost,
+                         slow.data(), 4096);
+    ASSERT_OK(held);
+    auto other = q.submit(nvmeof::host::cmd::read(2, 8, 8), nvmeof::host::DataDir::kControllerToHost,
+                          fast.data(), 4096);
+    ASSERT_OK(other);
+    std::vector<uint16_t> order;
+    for (int i = 0; i < 100 && order.size() < 2; ++i) {
+        ASSERT_OK(q.poll(std::chrono::milliseconds(100)));
+        nvmeof::host::Completion c;
+        while (q.pop_completion(c)) {
+            EXPECT_TRUE(c.nvme_ok()) << "cid " << c.cid;
+            order.push_back(c.cid);
+        }
+    }
+    ASSERT_EQ(order.size(), 2u);
+    EXPECT_EQ(order[0], *other) << "the read on the other namespace is not held behind the delayed one";
+    EXPECT_EQ(slow, pattern(4096, 7)) << "the delayed read returns the data";
+}
+
 TEST_F(ErrorInject, BadRequestsAreRefusedNamingTheProblem) {
     auto r = ctl("error-inject steady --op read --count 1 --status 0x281");
     EXPECT_NE(r.exit_code, 0);
@@ -141,7 +170,10 @@ TEST_F(ErrorInject, BadRequestsAreRefusedNamingTheProblem) {
     EXPECT_NE(r.output.find("not the name of a backend"), std::string::npos) << r.output;
     r = ctl("error-inject flaky --op read --count 1 --status 0x900");
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.output.find("non-zero status"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("a status <= 0x7ff"), std::string::npos) << r.output;
+    r = ctl("error-inject flaky --op write --count 2"); // neither a status nor a delay
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("at least one of them non-zero"), std::string::npos) << r.output;
     r = ctl("error-inject flaky --op read --count 1 --status junk");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_EQ(read(1), 0) << "nothing was armed";

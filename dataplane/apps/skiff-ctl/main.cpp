@@ -226,11 +226,11 @@ int main(int argc, char **argv) {
 
     // error-inject: arm an error backend (kind "error") while the target runs.
     std::string inj_backend, inj_op, inj_status = "0";
-    uint32_t inj_count = 0;
+    uint32_t inj_count = 0, inj_delay = 0;
     bool inj_dnr = false;
     auto *inj = app.add_subcommand("error-inject",
-                                   "fail the next COUNT reads / writes / flushes of an error backend with an "
-                                   "NVMe status (COUNT 0 disarms)");
+                                   "fail (--status) or delay (--delay-us) the next COUNT reads / writes / "
+                                   "flushes of an error backend (COUNT 0 disarms)");
     inj->add_option("backend", inj_backend, "the error backend's name (kind \"error\" in the configuration)")
         ->required();
     inj->add_option("--op", inj_op, "read (Read, Compare), write (Write, Write Zeroes, Deallocate) or flush")
@@ -241,15 +241,16 @@ int main(int argc, char **argv) {
                     "NVMe status as nvme-cli prints it, SCT in bits 10:8 and SC in 7:0: 0x281 Unrecovered "
                     "Read Error, 0x280 Write Fault, 0x6 Internal Error, 0x302 ANA Inaccessible");
     inj->add_flag("--dnr", inj_dnr, "set Do Not Retry (the host fails the I/O without retrying)");
+    inj->add_option("--delay-us", inj_delay,
+                    "hold each of those commands this many microseconds first (alone: latency only, the "
+                    "commands then succeed)");
     on(inj, "error.inject", [&] {
         char *end = nullptr;
         unsigned long code = std::strtoul(inj_status.c_str(), &end, 0);
         if (inj_status.empty() || *end) code = 0x10000; // the target names the problem
-        params = {{"backend", inj_backend},
-                  {"op", inj_op},
-                  {"count", inj_count},
-                  {"status", code},
-                  {"dnr", inj_dnr}};
+        if (inj_status == "0") code = 0;
+        params = {{"backend", inj_backend}, {"op", inj_op},   {"count", inj_count},
+                  {"status", code},         {"dnr", inj_dnr}, {"delay_us", inj_delay}};
     });
 
     // Any method by name (scripts, and what the subcommands do not cover).

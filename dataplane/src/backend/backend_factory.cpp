@@ -74,10 +74,11 @@ Made make_error_wrapper(const config::BackendConfig &b) {
         InjectOp op;
         if (!parse_inject_op(it.key().c_str(), op)) continue;
         auto code = it.value().value("status", 0u);
-        dev->inject(op, it.value().value("count", 0u),
-                    nvmeof::wire::Status::make(static_cast<uint8_t>(code >> 8),
-                                               static_cast<uint8_t>(code & 0xFF),
-                                               it.value().value("dnr", false)));
+        uint16_t status = code ? nvmeof::wire::Status::make(static_cast<uint8_t>(code >> 8),
+                                                            static_cast<uint8_t>(code & 0xFF),
+                                                            it.value().value("dnr", false))
+                               : 0;
+        dev->inject(op, it.value().value("count", 0u), status, it.value().value("delay_us", 0u));
     }
     return std::shared_ptr<nvmeof::target::BlockDevice>(dev);
 }

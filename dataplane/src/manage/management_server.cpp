@@ -72,8 +72,8 @@ const char *kMethods = "list, controllers, subsystem.add, subsystem.remove, name
                        "config.apply, save, reload, error.inject";
 
 // error.inject {"backend": NAME, "op": "read"|"write"|"flush", "count": N, "status": 0x281,
-// "dnr": false}: arms the error backend NAME (runtime state, not configuration: `save` keeps
-// the backend's configured "inject"). count 0 disarms. Answers what is armed now.
+// "dnr": false, "delay_us": 0}: arms the error backend NAME (runtime state, not configuration:
+// `save` keeps the backend's configured "inject"). count 0 disarms. Answers what is armed now.
 json error_inject(LiveConfig &live, const json &params) {
     std::string name = str(params, "backend", "the name of an error backend");
     auto dev = std::dynamic_pointer_cast<ErrorDevice>(live.device(name));
@@ -86,29 +86,36 @@ json error_inject(LiveConfig &live, const json &params) {
     if (!parse_inject_op(op_name.c_str(), op))
         throw RpcError{kRpcInvalidParams,
                        "params.op: expected \"read\", \"write\" or \"flush\", got \"" + op_name + "\""};
+    auto number = [&](const char *key, const char *what) {
+        return params.contains(key) ? param(params, key, json::value_t::number_unsigned, what).get<uint64_t>()
+                                    : 0;
+    };
     uint64_t count =
         param(params, "count", json::value_t::number_unsigned, "a command count").get<uint64_t>();
-    uint64_t code = count ? param(params, "status", json::value_t::number_unsigned,
-                                  "an NVMe status, SCT in bits 10:8 and SC in 7:0 (641 = 0x281)")
-                                .get<uint64_t>()
-                          : 0;
-    if (count > 0xFFFFFFFF || code > 0x7FF || (count && (code & 0xFF) == 0))
-        throw RpcError{kRpcInvalidParams, "params: expected count <= 4294967295 and a non-zero status "
-                                          "<= 0x7ff (SCT in bits 10:8, SC in 7:0), got count " +
-                                              std::to_string(count) + ", status " + std::to_string(code)};
+    uint64_t code = number("status", "an NVMe status, SCT in bits 10:8 and SC in 7:0 (641 = 0x281)");
+    uint64_t delay = number("delay_us", "microseconds");
+    if (count > 0xFFFFFFFF || code > 0x7FF || delay > kMaxInjectDelayUs || (count && !code && !delay))
+        throw RpcError{
+            kRpcInvalidParams,
+            "params: expected count <= 4294967295, a status <= 0x7ff (SCT in bits 10:8, SC in 7:0) "
+            "and/or delay_us <= " +
+                std::to_string(kMaxInjectDelayUs) + ", at least one of them non-zero; got count " +
+                std::to_string(count) + ", status " + std::to_string(code) + ", delay_us " +
+                std::to_string(delay)};
     uint16_t status =
         code ? nvmeof::wire::Status::make(static_cast<uint8_t>(code >> 8), static_cast<uint8_t>(code & 0xFF),
                                           params.value("dnr", false))
              : 0;
-    dev->inject(op, static_cast<uint32_t>(count), status);
-    skiff::log::get("manage")->info("error backend {}: the next {} {} command(s) fail with status {:#x}", name, count,
-                                    op_name, code);
+    dev->inject(op, static_cast<uint32_t>(count), status, static_cast<uint32_t>(delay));
+    skiff::log::get("manage")->info("error backend {}: the next {} {} command(s): delay {} us, status {:#x}",
+                                    name, count, op_name, delay, code);
     json armed = json::object();
     for (InjectOp o : {InjectOp::kRead, InjectOp::kWrite, InjectOp::kFlush}) {
         uint16_t st = dev->status(o);
         armed[inject_op_name(o)] = {
             {"pending", dev->pending(o)},
-            {"status", (nvmeof::wire::Status::sct(st) << 8) | nvmeof::wire::Status::sc(st)},
+            {"status", st ? (nvmeof::wire::Status::sct(st) << 8) | nvmeof::wire::Status::sc(st) : 0},
+            {"delay_us", dev->delay_us(o)},
             {"injected", dev->injected(o)}};
     }
     return {{"backend", name}, {"armed", armed}};

@@ -1,6 +1,7 @@
 // The error backend (the shape of SPDK's error bdev): wraps another backend and fails the next
-// N reads, writes or flushes with an NVMe status chosen by the operator, so hosts' error paths
-// can be exercised with real components. Everything else passes through to the base device's
+// N reads, writes or flushes with an NVMe status chosen by the operator, and/or holds them for
+// a chosen latency first, so hosts' error and timeout paths can be exercised with real
+// components. Everything else passes through to the base device's
 // own channel untouched.
 //
 // The injection state is a few atomics per operation kind: skiff-ctl (`error-inject`, through
@@ -21,6 +22,8 @@ namespace skiff::dataplane {
 // Deallocate), flushes.
 enum class InjectOp : uint8_t { kRead, kWrite, kFlush };
 inline constexpr int kInjectOps = 3;
+// The longest latency one may add: 60 s (a host's I/O timeout is 30 s by default).
+inline constexpr uint32_t kMaxInjectDelayUs = 60'000'000;
 
 // "read" / "write" / "flush" -> op; false for anything else.
 bool parse_inject_op(const char *name, InjectOp &op);
@@ -40,22 +43,30 @@ class ErrorDevice final : public nvmeof::target::BlockDevice {
     Result<std::unique_ptr<nvmeof::target::IoChannel>>
     open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &p) override;
 
-    // Fails the next `count` commands of kind `op` with `status` (an NVMe status field, see
-    // nvmeof::wire::Status::make; 0 and count 0 disarm). Replaces what was armed for op.
-    void inject(InjectOp op, uint32_t count, uint16_t status);
+    // The next `count` commands of kind `op` wait `delay_us` (0: none; a poll group holds them
+    // in order behind a timerfd), then fail with `status` (an NVMe status field, see
+    // nvmeof::wire::Status::make; 0: they go on to the base). count 0 disarms. Replaces what
+    // was armed for op.
+    void inject(InjectOp op, uint32_t count, uint16_t status, uint32_t delay_us = 0);
     // Commands of kind op still to fail, and how many were failed so far.
     uint32_t pending(InjectOp op) const { return state_[int(op)].remaining.load(std::memory_order_relaxed); }
     uint64_t injected(InjectOp op) const { return state_[int(op)].injected.load(std::memory_order_relaxed); }
     uint16_t status(InjectOp op) const { return state_[int(op)].status.load(std::memory_order_relaxed); }
+    uint32_t delay_us(InjectOp op) const { return state_[int(op)].delay_us.load(std::memory_order_relaxed); }
 
-    // On the data path: the status io must fail with now, or 0 to pass it on.
-    uint16_t claim(const nvmeof::target::BackendIo &io);
+    // What happens to one I/O on the data path.
+    struct Claim {
+        uint16_t status = 0;   // fail with this (0: pass on to the base)
+        uint32_t delay_us = 0; // after this long
+    };
+    Claim claim(const nvmeof::target::BackendIo &io);
     nvmeof::target::BlockDevice &base() { return *base_; }
 
   private:
     struct State {
         std::atomic<uint32_t> remaining{0};
         std::atomic<uint16_t> status{0};
+        std::atomic<uint32_t> delay_us{0};
         std::atomic<uint64_t> injected{0};
     };
     std::shared_ptr<nvmeof::target::BlockDevice> base_;
