@@ -268,6 +268,14 @@ const std::vector<BadCase> kCases = {
      },
      {"backends[0].inject.read.status: expected a non-zero NVMe status, Status Code Type in bits 10:8 and "
       "Status Code in 7:0 (such as \"0x281\", \"0x280\", \"0x6\"), got \"0x1000\""}},
+    {"error backend injection with neither a status nor a delay",
+     [](json &j) {
+         j["backends"][0] = {{"name", "ram0"},
+                             {"kind", "error"},
+                             {"base", {{"kind", "ram"}, {"size", "64MiB"}}},
+                             {"inject", {{"flush", {{"count", 1}}}}}};
+     },
+     {"backends[0].inject.flush: expected a \"status\" to fail with, a \"delay_us\" to wait, or both"}},
     {"error backend injecting into an unknown operation",
      [](json &j) {
          j["backends"][0] = {{"name", "ram0"},

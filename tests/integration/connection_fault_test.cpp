@@ -1,10 +1,10 @@
 // Connection faults against the real skiff-target: a host whose sockets are reset (RST, no FIN)
-// while the target waits for a write's H2CData or is sending a read's C2HData, and a host that
-// goes silent without closing anything (keep-alive expiry), and an I/O queue Connect racing
-// its controller's teardown. Each time the controller goes away
-// on the target (skiff-ctl controllers returns to the bystander alone), the target keeps serving
-// the other host, what was acknowledged before the fault reads back, and SIGTERM still exits
-// cleanly (the teardown waits for every request and buffer of the dead connections).
+// while the target waits for a write's H2CData or is sending a read's C2HData, a host that goes
+// silent without closing anything (keep-alive expiry), and an I/O queue Connect racing its
+// controller's teardown. Each time the controller goes away on the target (skiff-ctl
+// controllers returns to the bystander alone), the target keeps serving the other host, what
+// was acknowledged before the fault reads back, and SIGTERM still exits cleanly (the teardown
+// waits for every request and buffer of the dead connections).
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
