@@ -2,7 +2,8 @@
 # Lab test: injected errors seen by the Linux kernel initiator. skiff-target serves namespace 1
 # on an `error` backend (over RAM) and namespace 2 on plain RAM; the guest connects (nvme-tcp).
 #   1. the host arms one Unrecovered Read Error (0x281) with Do Not Retry: the guest's direct
-#      read of namespace 1 fails with EIO and the kernel logs the status (sct 0x2 / sc 0x81);
+#      read of namespace 1 fails (Linux maps media errors to ENODATA, "No data available") and
+#      the kernel logs the status (sct 0x2 / sc 0x81);
 #   2. one Unrecovered Read Error without DNR: the kernel retries and the read succeeds;
 #   3. one Write Fault (0x280) with DNR: fio writing namespace 1 reports the error;
 #   4. fio verify on namespace 2 passes throughout; namespace 1 passes fio verify once disarmed.
