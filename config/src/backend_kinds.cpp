@@ -92,9 +92,13 @@ json read_inject(JsonReader &r, const json &in, const std::string &path) {
                                             : std::optional<uint64_t>(0);
         if (status && delay && *status == 0 && *delay == 0)
             r.error(ep, "expected a \"status\" to fail with, a \"delay_us\" to wait, or both");
-        else if (count && status && delay)
-            out[op] = {
-                {"count", *count}, {"status", *status}, {"dnr", dnr.value_or(false)}, {"delay_us", *delay}};
+        else if (count && status && delay) {
+            // Only what is set, so a saved configuration reads back the same.
+            json entry = {{"count", *count}, {"dnr", dnr.value_or(false)}};
+            if (*status) entry["status"] = *status;
+            if (*delay) entry["delay_us"] = *delay;
+            out[op] = entry;
+        }
     }
     return out;
 }
