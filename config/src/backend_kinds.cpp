@@ -1,5 +1,9 @@
 #include "backend_kinds.hpp"
 
+#include "skiff/config/units.hpp"
+
+#include <cstdlib>
+
 namespace skiff::config::detail {
 namespace {
 
@@ -51,6 +55,107 @@ void read_hostmem(JsonReader &r, const json &in, const std::string &path, Backen
                     {"host_pci", host_pci.value_or("")}};
 }
 
+// An NVMe status as nvme-cli prints it: Status Code Type in bits 10:8, Status Code in 7:0
+// (0x281 Unrecovered Read Error, 0x280 Write Fault); an integer or a "0x..." string. Absent: 0.
+std::optional<uint64_t> read_status(JsonReader &r, const json &in, const std::string &path) {
+    auto it = in.find("status");
+    if (it == in.end()) return 0;
+    std::optional<uint64_t> v;
+    if (it->is_number_unsigned()) v = it->get<uint64_t>();
+    if (it->is_string()) {
+        const std::string &t = it->get_ref<const std::string &>();
+        char *end = nullptr;
+        unsigned long long n = std::strtoull(t.c_str(), &end, 0);
+        if (!t.empty() && *end == 0) v = n;
+    }
+    if (!v || *v == 0 || *v > 0x7FF) {
+        r.error(join(path, "status"), "expected a non-zero NVMe status, Status Code Type in bits 10:8 and "
+                                      "Status Code in 7:0 (such as \"0x281\", \"0x280\", \"0x6\"), got " +
+                                          quote(*it));
+        return std::nullopt;
+    }
+    return v;
+}
+
+void read_base(JsonReader &r, const json &in, const std::string &path, BackendConfig &out);
+
+// Failures armed when the backend is created: {"read": {"count": 3, "status": "0x281"}, ...}.
+json read_inject(JsonReader &r, const json &in, const std::string &path) {
+    json out = json::object();
+    if (!in.contains("inject")) return out;
+    const std::string p = join(path, "inject");
+    if (!r.object(in["inject"], p, {"read", "write", "flush"})) return out;
+    for (const char *op : {"read", "write", "flush"}) {
+        if (!in["inject"].contains(op)) continue;
+        const json &e = in["inject"][op];
+        const std::string ep = join(p, op);
+        if (!r.object(e, ep, {"count", "status", "dnr", "delay_us"})) continue;
+        auto count = r.integer(e, ep, "count", 1, 0xFFFFFFFF, true);
+        auto status = read_status(r, e, ep);
+        auto dnr = r.boolean(e, ep, "dnr");
+        auto delay = e.contains("delay_us") ? r.integer(e, ep, "delay_us", 0, 60000000, false)
+                                            : std::optional<uint64_t>(0);
+        if (status && delay && *status == 0 && *delay == 0)
+            r.error(ep, "expected a \"status\" to fail with, a \"delay_us\" to wait, or both");
+        else if (count && status && delay) {
+            // Only what is set, so a saved configuration reads back the same.
+            json entry = {{"count", *count}, {"dnr", dnr.value_or(false)}};
+            if (*status) entry["status"] = *status;
+            if (*delay) entry["delay_us"] = *delay;
+            out[op] = entry;
+        }
+    }
+    return out;
+}
+
+// Another backend with failures injected in front of it (SPDK's error bdev): the base is a
+// backend object without a name, of any other kind.
+void read_error(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {
+    const std::string bp = join(path, "base");
+    if (!in.contains("base") || !in["base"].is_object()) {
+        r.error(bp, std::string(in.contains("base") ? "expected" : "missing; expected") +
+                        " the backend the errors are injected into, such as {\"kind\": \"ram\", \"size\": "
+                        "\"64MiB\"}");
+        return;
+    }
+    BackendConfig base;
+    read_base(r, in["base"], bp, base);
+    json inject = read_inject(r, in, path);
+    if (base.kind.empty()) return;
+    // `size` is optional here (saved configurations carry it): the base's, if given.
+    if (in.contains("size")) {
+        auto size = r.size(in, path, "size", 4096, kMaxDeviceSize, false);
+        if (size && *size != base.size_bytes)
+            r.error(join(path, "size"), "expected the size of the base (" +
+                                            (base.size_bytes ? format_size(base.size_bytes) : "not given") +
+                                            ") or no size, got " + quote(in["size"]));
+    }
+    json b = {{"kind", base.kind}};
+    if (base.size_bytes) b["size"] = format_size(base.size_bytes);
+    for (auto it = base.settings.begin(); it != base.settings.end(); ++it) b[it.key()] = it.value();
+    out.size_bytes = base.size_bytes;
+    out.settings = {{"base", b}, {"inject", inject}};
+}
+
+void read_base(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {
+    auto kind_name = r.string(in, path, "kind", true, "ram");
+    if (!kind_name) return;
+    const BackendKind *kind = find_backend_kind(*kind_name);
+    if (!kind || *kind_name == "error") {
+        std::string names;
+        for (const BackendKind &k : backend_kinds())
+            if (std::string(k.name) != "error") names += (names.empty() ? "" : ", ") + std::string(k.name);
+        r.error(join(path, "kind"), "expected the kind of the backend underneath, one of " + names +
+                                        "; got " + quote(in["kind"]));
+        return;
+    }
+    std::vector<const char *> allowed = {"kind"};
+    allowed.insert(allowed.end(), kind->fields.begin(), kind->fields.end());
+    r.object(in, path, allowed);
+    out.kind = kind->name;
+    kind->read(r, in, path, out);
+}
+
 } // namespace
 
 const std::vector<BackendKind> &backend_kinds() {
@@ -65,6 +170,11 @@ const std::vector<BackendKind> &backend_kinds() {
          "host memory exported by skiff-host, moved with DMA (ANA-inaccessible while the host is away)",
          {"channel", "size", "dpu_pci", "host_pci"},
          read_hostmem},
+        {"error",
+         "another backend with failures injected (the next N reads / writes / flushes fail with a chosen "
+         "NVMe status; live through skiff-ctl error-inject)",
+         {"base", "inject", "size"},
+         read_error},
     };
     return kinds;
 }

@@ -266,12 +266,18 @@ void read_listeners(JsonReader &r, const json &j, std::vector<ListenerConfig> &o
 // through a poll group's epoll loop or progress engine (aio, hostmem) cannot serve it.
 void check_datapath(JsonReader &r, const Config &c) {
     if (c.target.datapath != "dpa") return;
-    for (size_t i = 0; i < c.backends.size(); ++i)
-        if (c.backends[i].kind == "aio" || c.backends[i].kind == "hostmem")
-            r.error(index("backends", i) + ".kind",
-                    "\"" + c.backends[i].kind +
+    for (size_t i = 0; i < c.backends.size(); ++i) {
+        // An error backend runs I/O on its base's channel.
+        const bool wraps = c.backends[i].kind == "error";
+        const std::string kind = wraps
+                                     ? c.backends[i].settings.value("base", json::object()).value("kind", "")
+                                     : c.backends[i].kind;
+        if (kind == "aio" || kind == "hostmem")
+            r.error(index("backends", i) + (wraps ? ".base.kind" : ".kind"),
+                    "\"" + kind +
                         "\" cannot serve target.datapath \"dpa\" (its completions need a poll group's loop); "
                         "use ram or null, or target.datapath \"poll\"");
+    }
     for (size_t i = 0; i < c.transports.size(); ++i)
         if (c.transports[i].srq_depth)
             r.error(

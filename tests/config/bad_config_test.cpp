@@ -97,7 +97,7 @@ const std::vector<BadCase> kCases = {
       "1TiB"}},
     {"unknown backend kind",
      [](json &j) { j["backends"][1]["kind"] = "tape"; },
-     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem"}},
+     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem, error"}},
     {"aio without a path",
      [](json &j) {
          j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"size", "1GiB"}};
@@ -240,6 +240,50 @@ const std::vector<BadCase> kCases = {
      {"transports[1]: expected the same limits as transports[0] (the target applies one set of limits to "
       "every "
       "transport)"}},
+    {"error backend without its base",
+     [](json &j) {
+         j["backends"][0] = {{"name", "ram0"}, {"kind", "error"}};
+     },
+     {"backends[0].base: missing; expected the backend the errors are injected into, such as {\"kind\": "
+      "\"ram\", \"size\": \"64MiB\"}"}},
+    {"error backend on an error backend",
+     [](json &j) {
+         j["backends"][0] = {{"name", "ram0"}, {"kind", "error"}, {"base", {{"kind", "error"}}}};
+     },
+     {"backends[0].base.kind: expected the kind of the backend underneath, one of ram, null, aio, hostmem; "
+      "got \"error\""}},
+    {"error backend whose base is wrong",
+     [](json &j) {
+         j["backends"][0] = {
+             {"name", "ram0"}, {"kind", "error"}, {"base", {{"kind", "ram"}, {"size", "lots"}}}};
+     },
+     {"backends[0].base.size: expected a size such as \"512MiB\" or \"1TiB\" (or a byte count) from 4KiB to "
+      "1TiB, got \"lots\""}},
+    {"error backend with a status that is no NVMe status",
+     [](json &j) {
+         j["backends"][0] = {{"name", "ram0"},
+                             {"kind", "error"},
+                             {"base", {{"kind", "ram"}, {"size", "64MiB"}}},
+                             {"inject", {{"read", {{"count", 2}, {"status", "0x1000"}}}}}};
+     },
+     {"backends[0].inject.read.status: expected a non-zero NVMe status, Status Code Type in bits 10:8 and "
+      "Status Code in 7:0 (such as \"0x281\", \"0x280\", \"0x6\"), got \"0x1000\""}},
+    {"error backend injection with neither a status nor a delay",
+     [](json &j) {
+         j["backends"][0] = {{"name", "ram0"},
+                             {"kind", "error"},
+                             {"base", {{"kind", "ram"}, {"size", "64MiB"}}},
+                             {"inject", {{"flush", {{"count", 1}}}}}};
+     },
+     {"backends[0].inject.flush: expected a \"status\" to fail with, a \"delay_us\" to wait, or both"}},
+    {"error backend injecting into an unknown operation",
+     [](json &j) {
+         j["backends"][0] = {{"name", "ram0"},
+                             {"kind", "error"},
+                             {"base", {{"kind", "ram"}, {"size", "64MiB"}}},
+                             {"inject", {{"trim", {{"count", 2}, {"status", 641}}}}}};
+     },
+     {"backends[0].inject.trim: unknown key; expected one of read, write, flush"}},
     {"several mistakes at once",
      [](json &j) {
          j["target"]["cores"] = 100;

@@ -93,6 +93,26 @@ TEST(Load, AioSettings) {
     EXPECT_EQ(e.settings["queue_depth"], 128);
 }
 
+TEST(Load, ErrorBackendWrapsAnotherAndSavesBack) {
+    LoadResult r = parse_config(json::parse(R"({"backends": [
+      {"name": "flaky", "kind": "error", "base": {"kind": "aio", "path": "/var/lib/skiff/d.img", "size": "1GiB"},
+       "inject": {"read": {"count": 3, "status": "0x281"}, "flush": {"count": 1, "status": 6, "dnr": true}}}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:x", "namespaces": [{"nsid": 1, "backend": "flaky"}]}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const BackendConfig &b = r.config->backends[0];
+    EXPECT_EQ(b.kind, "error");
+    EXPECT_EQ(b.size_bytes, uint64_t(1) << 30); // the base's
+    EXPECT_EQ(b.settings["base"]["kind"], "aio");
+    EXPECT_EQ(b.settings["base"]["path"], "/var/lib/skiff/d.img");
+    EXPECT_EQ(b.settings["base"]["queue_depth"], 128); // the base kind's defaults filled in
+    EXPECT_EQ(b.settings["inject"]["read"]["status"], 0x281);
+    EXPECT_EQ(b.settings["inject"]["read"]["count"], 3);
+    EXPECT_EQ(b.settings["inject"]["flush"]["dnr"], true);
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->backends == r.config->backends);
+}
+
 TEST(Load, DpaDataPath) {
     LoadResult r = parse_config(json::parse(R"({"target": {"datapath": "dpa", "dpa": {"eus": 2}},
       "backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],

@@ -8,11 +8,15 @@
 #include <gtest/gtest.h>
 #include <nvme/types.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace skiff::test {
@@ -272,6 +276,85 @@ TEST_F(AioDeviceTest, AChannelNeedsALoopToReapCompletionsIn) {
     auto ch = dev->open_channel(tgt::PollContext::inline_context(), {});
     ASSERT_FALSE(ch.ok());
     EXPECT_NE(ch.error().message.find("not driven by a poll group"), std::string::npos) << ch.error().message;
+}
+
+} // namespace
+} // namespace skiff::test
+
+namespace skiff::test {
+namespace {
+
+// A private, tiny tmpfs for the calling (single-threaded, forked) process: a user namespace
+// where unprivileged ones are allowed, else a mount namespace when root. False: neither.
+bool mount_tiny_tmpfs(const std::string &dir, const char *size) {
+    const uid_t uid = getuid();
+    const gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0) {
+        auto put = [](const char *file, const std::string &text) { std::ofstream(file) << text; };
+        put("/proc/self/setgroups", "deny");
+        put("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1");
+        put("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1");
+    } else if (uid != 0 || unshare(CLONE_NEWNS) != 0) {
+        return false;
+    }
+    mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
+    return mount("none", dir.c_str(), "tmpfs", 0, (std::string("size=") + size).c_str()) == 0;
+}
+
+// The child's side of FullFileSystemGivesCapacityExceededAndKeepsServing: exit 0 when every
+// check held, 77 when no tmpfs could be mounted, else 1 with the reason on stderr.
+int fill_a_tiny_file_system(const std::string &dir) {
+    if (!mount_tiny_tmpfs(dir, "1M")) return 77;
+    TestLoop loop;
+    auto dev =
+        AioDevice::open({.path = dir + "/big.img", .buffered = true, .size_bytes = 8 << 20, .create = true});
+    if (!dev) return std::fprintf(stderr, "open: %s\n", dev.error().message.c_str()), 1;
+    auto ch = (*dev)->open_channel(loop, {.max_io_bytes = 128 * 1024, .queue_depth = 0});
+    if (!ch) return std::fprintf(stderr, "channel: %s\n", ch.error().message.c_str()), 1;
+    auto run = [&](tgt::IoOp op, uint64_t off, uint64_t len, void *buf) {
+        struct R {
+            bool done = false;
+            uint16_t st = 0xFFFF;
+        } r;
+        tgt::BackendIo io;
+        io.op = op;
+        io.offset = off;
+        io.len = len;
+        io.buf = buf;
+        io.owner = &r;
+        io.done = [](tgt::BackendIo &io, uint16_t st) { *static_cast<R *>(io.owner) = {true, st}; };
+        (*ch)->submit(io);
+        for (int i = 0; i < 1000 && !r.done; ++i) loop.run_once(10);
+        return r.st;
+    };
+    std::vector<uint8_t> data(64 * 1024, 0x5A), back(64 * 1024);
+    uint16_t st = 0;
+    uint64_t off = 0;
+    for (; off < (8u << 20) && st == 0; off += data.size())
+        st = run(tgt::IoOp::kWrite, off, data.size(), data.data());
+    const uint16_t want = w::Status::make(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED, true);
+    if (st != want)
+        return std::fprintf(stderr, "write at %llu: status %#x, expected %#x\n", (unsigned long long)off, st,
+                            want),
+               1;
+    // What was written before the file system filled up still reads back.
+    if (uint16_t r = run(tgt::IoOp::kRead, 0, back.size(), back.data()); r != 0 || back != data)
+        return std::fprintf(stderr, "read back after ENOSPC: status %#x\n", r), 1;
+    return 0;
+}
+
+TEST(AioFullFileSystem, FullFileSystemGivesCapacityExceededAndKeepsServing) {
+    char tmpl[] = "/tmp/skiff-aio-full-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) _exit(fill_a_tiny_file_system(tmpl));
+    int wstatus = 0;
+    ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+    std::filesystem::remove_all(tmpl);
+    ASSERT_TRUE(WIFEXITED(wstatus));
+    if (WEXITSTATUS(wstatus) == 77) GTEST_SKIP() << "no tmpfs mountable here (no user or mount namespace)";
+    EXPECT_EQ(WEXITSTATUS(wstatus), 0) << "see the child's message above";
 }
 
 } // namespace

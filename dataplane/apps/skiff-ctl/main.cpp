@@ -95,6 +95,8 @@ skiff::cli::ManPage man_page() {
                  "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
                  "skiff-ctl controllers\n"
                  "    connected controllers with per-queue I/O statistics\n"
+                 "skiff-ctl error-inject flaky0 --op read --count 3 --status 0x281\n"
+                 "    the next 3 reads of error backend flaky0 fail with Unrecovered Read Error\n"
                  "skiff-ctl save /etc/skiff/target.json\n"
                  "    keep the live changes across restarts (skiff-target.service serves that file)";
     m.see_also = "skiff-target --help; config/README.md (the methods, for skiff-ctl call)";
@@ -221,6 +223,35 @@ int main(int argc, char **argv) {
     hrm->add_option("nqn", nqn, "subsystem NQN")->required();
     hrm->add_option("host", host, "host NQN")->required();
     on(hrm, "host.remove", [&] { params = {{"nqn", nqn}, {"host", host}}; });
+
+    // error-inject: arm an error backend (kind "error") while the target runs.
+    std::string inj_backend, inj_op, inj_status = "0";
+    uint32_t inj_count = 0, inj_delay = 0;
+    bool inj_dnr = false;
+    auto *inj = app.add_subcommand("error-inject",
+                                   "fail (--status) or delay (--delay-us) the next COUNT reads / writes / "
+                                   "flushes of an error backend (COUNT 0 disarms)");
+    inj->add_option("backend", inj_backend, "the error backend's name (kind \"error\" in the configuration)")
+        ->required();
+    inj->add_option("--op", inj_op, "read (Read, Compare), write (Write, Write Zeroes, Deallocate) or flush")
+        ->required()
+        ->check(CLI::IsMember({"read", "write", "flush"}));
+    inj->add_option("--count", inj_count, "how many commands fail (0: disarm)")->required();
+    inj->add_option("--status", inj_status,
+                    "NVMe status as nvme-cli prints it, SCT in bits 10:8 and SC in 7:0: 0x281 Unrecovered "
+                    "Read Error, 0x280 Write Fault, 0x6 Internal Error, 0x302 ANA Inaccessible");
+    inj->add_flag("--dnr", inj_dnr, "set Do Not Retry (the host fails the I/O without retrying)");
+    inj->add_option("--delay-us", inj_delay,
+                    "hold each of those commands this many microseconds first (alone: latency only, the "
+                    "commands then succeed)");
+    on(inj, "error.inject", [&] {
+        char *end = nullptr;
+        unsigned long code = std::strtoul(inj_status.c_str(), &end, 0);
+        if (inj_status.empty() || *end) code = 0x10000; // the target names the problem
+        if (inj_status == "0") code = 0;
+        params = {{"backend", inj_backend}, {"op", inj_op},   {"count", inj_count},
+                  {"status", code},         {"dnr", inj_dnr}, {"delay_us", inj_delay}};
+    });
 
     // Any method by name (scripts, and what the subcommands do not cover).
     std::string raw_params = "{}";

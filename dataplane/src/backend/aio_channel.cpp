@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace skiff::dataplane {
@@ -117,6 +118,9 @@ bool AioChannel::start_io(BackendIo &io) {
         break;
     case IoOp::kWrite:
         io_prep_pwrite(&s.cb, fd, io.buf, io.len, static_cast<long long>(io.offset));
+        // FUA: the kernel completes it only once the data (and what is needed to read it back)
+        // is stable, as pwritev2(RWF_DSYNC) would; other writes are not slowed down.
+        if (io.fua) s.cb.aio_rw_flags = RWF_DSYNC;
         break;
     case IoOp::kCompare:
         s.bounce = free_bounce_.back();
@@ -172,7 +176,9 @@ uint16_t AioChannel::status_of(const Slot &s, long res) const {
     const char *what = io.op == IoOp::kWrite ? "write" : io.op == IoOp::kFlush ? "fdatasync" : "read";
     log_->warn("aio backend: {}: {} of {} bytes at {} failed: {}", dev_.path(), what, io.len, io.offset,
                res < 0 ? std::strerror(static_cast<int>(-res)) : "short transfer");
-    if (res == -ENOSPC) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED, false);
+    // The file system is full: Capacity Exceeded with Do Not Retry, as Linux nvmet answers
+    // -ENOSPC (the host fails the I/O with ENOSPC instead of retrying into a full disk).
+    if (res == -ENOSPC) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED, true);
     if (io.op == IoOp::kWrite || io.op == IoOp::kFlush)
         return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT, false);
     return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_READ_ERROR, false);

@@ -1,9 +1,12 @@
 #include "skiff/dataplane/backend_factory.hpp"
 
 #include "skiff/dataplane/aio_device.hpp"
+#include "skiff/dataplane/error_device.hpp"
 #include "skiff/dataplane/hostmem_device.hpp"
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
+#include "skiff/config/units.hpp"
+#include "skiff/nvmeof/wire/command.hpp"
 
 namespace skiff::dataplane {
 namespace {
@@ -42,12 +45,44 @@ Made make_hostmem(const config::BackendConfig &b) {
     return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
 }
 
+Made make_error_wrapper(const config::BackendConfig &b);
+
 struct Factory {
     const char *kind;
     Made (*make)(const config::BackendConfig &);
 };
-constexpr Factory kFactories[] = {
-    {"ram", make_ram}, {"null", make_null}, {"aio", make_aio}, {"hostmem", make_hostmem}};
+constexpr Factory kFactories[] = {{"ram", make_ram},
+                                  {"null", make_null},
+                                  {"aio", make_aio},
+                                  {"hostmem", make_hostmem},
+                                  {"error", make_error_wrapper}};
+
+// The base backend from its validated object (config/src/backend_kinds.cpp read_error), then
+// the failures armed at creation.
+Made make_error_wrapper(const config::BackendConfig &b) {
+    const nlohmann::json &bj = b.settings.at("base");
+    config::BackendConfig base{b.name + ".base", bj.value("kind", ""), 0, nlohmann::json::object()};
+    for (auto it = bj.begin(); it != bj.end(); ++it)
+        if (it.key() == "size")
+            base.size_bytes = config::parse_size(it.value().get<std::string>()).value_or(0);
+        else if (it.key() != "kind")
+            base.settings[it.key()] = it.value();
+    auto made = make_backend(base);
+    if (!made) return made.error();
+    auto dev = std::make_shared<ErrorDevice>(*made);
+    const nlohmann::json &inject = b.settings.value("inject", nlohmann::json::object());
+    for (auto it = inject.begin(); it != inject.end(); ++it) {
+        InjectOp op;
+        if (!parse_inject_op(it.key().c_str(), op)) continue;
+        auto code = it.value().value("status", 0u);
+        uint16_t status = code ? nvmeof::wire::Status::make(static_cast<uint8_t>(code >> 8),
+                                                            static_cast<uint8_t>(code & 0xFF),
+                                                            it.value().value("dnr", false))
+                               : 0;
+        dev->inject(op, it.value().value("count", 0u), status, it.value().value("delay_us", 0u));
+    }
+    return std::shared_ptr<nvmeof::target::BlockDevice>(dev);
+}
 
 } // namespace
 

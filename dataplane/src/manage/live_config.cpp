@@ -364,4 +364,10 @@ json LiveConfig::controllers_json() const {
     return out;
 }
 
+std::shared_ptr<tgt::BlockDevice> LiveConfig::device(const std::string &name) const {
+    std::lock_guard lock(mu_);
+    auto it = devices_.find(name);
+    return it == devices_.end() ? nullptr : it->second;
+}
+
 } // namespace skiff::dataplane

@@ -3,6 +3,8 @@
 #include "skiff/config/load.hpp"
 #include "skiff/config/save.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/dataplane/error_device.hpp"
+#include "skiff/nvmeof/wire/command.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -67,7 +69,57 @@ void remove_backend(json &doc, const std::string &name) {
 
 const char *kMethods = "list, controllers, subsystem.add, subsystem.remove, namespace.add, namespace.remove, "
                        "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
-                       "config.apply, save, reload";
+                       "config.apply, save, reload, error.inject";
+
+// error.inject {"backend": NAME, "op": "read"|"write"|"flush", "count": N, "status": 0x281,
+// "dnr": false, "delay_us": 0}: arms the error backend NAME (runtime state, not configuration:
+// `save` keeps the backend's configured "inject"). count 0 disarms. Answers what is armed now.
+json error_inject(LiveConfig &live, const json &params) {
+    std::string name = str(params, "backend", "the name of an error backend");
+    auto dev = std::dynamic_pointer_cast<ErrorDevice>(live.device(name));
+    if (!dev)
+        throw RpcError{kRpcInvalidParams, "params.backend: \"" + name + "\" is not " +
+                                              (live.device(name) ? "an error backend (kind \"error\")"
+                                                                 : "the name of a backend")};
+    std::string op_name = str(params, "op", "\"read\", \"write\" or \"flush\"");
+    InjectOp op;
+    if (!parse_inject_op(op_name.c_str(), op))
+        throw RpcError{kRpcInvalidParams,
+                       "params.op: expected \"read\", \"write\" or \"flush\", got \"" + op_name + "\""};
+    auto number = [&](const char *key, const char *what) {
+        return params.contains(key) ? param(params, key, json::value_t::number_unsigned, what).get<uint64_t>()
+                                    : 0;
+    };
+    uint64_t count =
+        param(params, "count", json::value_t::number_unsigned, "a command count").get<uint64_t>();
+    uint64_t code = number("status", "an NVMe status, SCT in bits 10:8 and SC in 7:0 (641 = 0x281)");
+    uint64_t delay = number("delay_us", "microseconds");
+    if (count > 0xFFFFFFFF || code > 0x7FF || delay > kMaxInjectDelayUs || (count && !code && !delay))
+        throw RpcError{
+            kRpcInvalidParams,
+            "params: expected count <= 4294967295, a status <= 0x7ff (SCT in bits 10:8, SC in 7:0) "
+            "and/or delay_us <= " +
+                std::to_string(kMaxInjectDelayUs) + ", at least one of them non-zero; got count " +
+                std::to_string(count) + ", status " + std::to_string(code) + ", delay_us " +
+                std::to_string(delay)};
+    uint16_t status =
+        code ? nvmeof::wire::Status::make(static_cast<uint8_t>(code >> 8), static_cast<uint8_t>(code & 0xFF),
+                                          params.value("dnr", false))
+             : 0;
+    dev->inject(op, static_cast<uint32_t>(count), status, static_cast<uint32_t>(delay));
+    skiff::log::get("manage")->info("error backend {}: the next {} {} command(s): delay {} us, status {:#x}",
+                                    name, count, op_name, delay, code);
+    json armed = json::object();
+    for (InjectOp o : {InjectOp::kRead, InjectOp::kWrite, InjectOp::kFlush}) {
+        uint16_t st = dev->status(o);
+        armed[inject_op_name(o)] = {
+            {"pending", dev->pending(o)},
+            {"status", st ? (nvmeof::wire::Status::sct(st) << 8) | nvmeof::wire::Status::sc(st) : 0},
+            {"delay_us", dev->delay_us(o)},
+            {"injected", dev->injected(o)}};
+    }
+    return {{"backend", name}, {"armed", armed}};
+}
 
 } // namespace
 
@@ -187,6 +239,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     if (method == "list")
         return {{"config", config::to_json(live_.running())}, {"listeners", live_.listeners_json()}};
     if (method == "controllers") return live_.controllers_json();
+    if (method == "error.inject") return error_inject(live_, params);
     if (method == "save") {
         std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");
         std::string tmp = path + ".tmp";

@@ -86,6 +86,20 @@ bool any_namespace_deallocates(const Subsystem &subsys) {
     return none;
 }
 
+// VWC is controller wide too: present when some namespace's storage can lose completed
+// writes (hosts then send Flush and FUA); an empty subsystem says present, as a namespace
+// added later may cache.
+bool any_namespace_caches(const Subsystem &subsys) {
+    bool none = true;
+    for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
+        const Namespace *ns = subsys.find_namespace(nsid);
+        if (!ns) continue;
+        none = false;
+        if (ns->device().volatile_write_cache()) return true;
+    }
+    return none;
+}
+
 } // namespace
 
 void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
@@ -128,7 +142,7 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES;
     if (any_namespace_deallocates(ctrl.subsystem())) id.oncs |= NVME_CTRL_ONCS_DSM;
     id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
-    id.vwc = NVME_CTRL_VWC_PRESENT;
+    if (any_namespace_caches(ctrl.subsystem())) id.vwc = NVME_CTRL_VWC_PRESENT;
     id.acwu = 0; // compare and write is atomic up to one block (0's based)
     fill_identify_controller_ana(id);
 }

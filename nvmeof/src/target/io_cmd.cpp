@@ -26,6 +26,13 @@ Request &owner_of(BackendIo &io) {
     return *static_cast<Request *>(io.owner);
 }
 
+// Durable before completion: the command's FUA bit, or the host disabled the volatile write
+// cache (Set Features 06h), which makes every write write-through.
+bool wants_fua(const Request &req) {
+    const Controller *ctrl = req.queue->controller();
+    return (req.cmd.cdw12 & (uint32_t(NVME_IO_FUA) << 16)) || (ctrl && !ctrl->volatile_write_cache);
+}
+
 // Hands req.io to ns's channel on this queue's poll group; `done` runs when the backend is
 // finished with it (inline for synchronous backends, later for asynchronous ones).
 void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t len, void *buf,
@@ -38,6 +45,7 @@ void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t l
     io.offset = offset;
     io.len = len;
     io.buf = buf;
+    io.fua = op == IoOp::kWrite && wants_fua(req);
     io.owner = &req;
     io.next = nullptr;
     // The command's continuation rides in the request; the channel calls back through here.

@@ -46,6 +46,9 @@ class AioDevice final : public nvmeof::target::BlockDevice {
     uint64_t size_bytes() const override { return size_; }
     // O_DIRECT: the device's logical block size or the file system's direct I/O alignment.
     uint32_t min_block_size() const override { return block_size_; }
+    // The page cache (buffered), else the disk's own cache and the file system's metadata:
+    // completed writes are durable only after Flush (fdatasync) or with FUA (RWF_DSYNC).
+    bool volatile_write_cache() const override { return true; }
     nvmeof::target::DeallocateMode deallocate_mode() const override { return dealloc_; }
     Result<std::unique_ptr<nvmeof::target::IoChannel>>
     open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &params) override;

@@ -44,6 +44,9 @@ class LiveConfig {
     // Live state for skiff-ctl: listeners with bound addresses, controllers and their queues.
     nlohmann::json listeners_json() const;
     nlohmann::json controllers_json() const;
+    // The open device of the backend named `name` (nullptr when there is none): for runtime
+    // controls that are not configuration, such as error injection.
+    std::shared_ptr<nvmeof::target::BlockDevice> device(const std::string &name) const;
     // Destroys removed namespaces that nothing uses any more (call periodically).
     size_t reap();
 

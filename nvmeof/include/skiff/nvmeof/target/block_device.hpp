@@ -44,6 +44,9 @@ struct BackendIo {
     uint64_t offset = 0; // bytes; a multiple of the namespace block size
     uint64_t len = 0;    // bytes; a multiple of the namespace block size
     void *buf = nullptr; // read destination, write source or compare's expected bytes
+    // Write only: durable before `done` runs (the command's FUA bit, or the host turned the
+    // volatile write cache off). Backends without a volatile cache have nothing more to do.
+    bool fua = false;
     // Runs once when the I/O is over, on the channel's poll group thread; status is an NVMe
     // status field (0 = success, else wire::Status::make()). May submit new I/O.
     void (*done)(BackendIo &io, uint16_t status) = nullptr;
@@ -87,6 +90,10 @@ class BlockDevice {
     // The smallest I/O unit the device takes; the namespace block size must be a multiple.
     virtual uint32_t min_block_size() const { return 512; }
     virtual DeallocateMode deallocate_mode() const = 0;
+    // Whether a completed write may still be lost when power goes (a page cache, a disk's
+    // cache): Identify Controller VWC, and the reason Flush and FUA exist. Memory backends
+    // keep nothing that a flush would make safer.
+    virtual bool volatile_write_cache() const { return false; }
 
     // Opens this device's channel for one poll group. Called on that group's thread.
     virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx,
