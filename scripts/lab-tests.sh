@@ -15,6 +15,10 @@
 #                     keeps fio verify running on namespace 1 while skiff-ctl adds namespace 2
 #                     (the guest sees /dev/nvmeXn2 appear without reconnecting) and removes it
 #                     (it disappears).
+#   error-inject      tests/lab/error-inject.sh: namespace 1 on an `error` backend, namespace 2 on
+#                     RAM; skiff-ctl arms an Unrecovered Read Error (with and without DNR) and a
+#                     Write Fault; the guest's read fails (the kernel logs the status) or is
+#                     retried, fio reports the write error, fio verify on namespace 2 never fails.
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
@@ -118,6 +122,10 @@ test_kernel_initiator_options() {
 
 test_live_namespace() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/live-namespace.sh"
+}
+
+test_error_inject() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/error-inject.sh"
 }
 
 test_initiator_vs_nvmet() {
@@ -256,7 +264,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

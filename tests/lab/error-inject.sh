@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 checkout="$(pwd)"
-lab="$checkout/../shared/lab"
+lab="$checkout/tests/lab/vm"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 ctl="${SKIFF_CTL:-$checkout/build/bin/skiff-ctl}"
 nqn=nqn.2026-11.io.skiff:lab-errinj
@@ -59,9 +59,9 @@ for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" PORT="$port" NQN="$nqn" WORK="$work" \
-  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run-in-guest" '
+  LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
-. /lab/guest/nvmet.sh
+. /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
 wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 turn() { touch "$WORK/$1"; wait_for "[ -e $WORK/$2 ]" || { echo "FAIL: the host never did $2"; exit 1; }; }
