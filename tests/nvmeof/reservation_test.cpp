@@ -7,8 +7,10 @@
 
 #include "skiff/nvmeof/target/reservation.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 namespace skiff::test {
@@ -494,6 +496,38 @@ TEST(ResvPtpl, AWriteFailureChangesNothing) {
     EXPECT_EQ(sc(cqe), NVME_SC_INTERNAL);
     EXPECT_EQ(p.t.ns->reservation().registrants(), 0u);
     std::filesystem::remove_all(std::filesystem::path(file).parent_path().parent_path());
+}
+
+// The data path's check never sees a torn state: while other threads register and unregister
+// hosts and the holder releases and re-acquires, the holder is always allowed to write and a
+// host that never registers is refused whenever a reservation is published.
+TEST(ResvConcurrency, TheLockFreeCheckSeesOnlyWholeStates) {
+    tgt::Reservation r;
+    tgt::HostId holder, other, churn;
+    holder.fill(0x11);
+    other.fill(0x22);
+    tgt::ResvNotices n;
+    ASSERT_EQ(r.reg(holder, 0, false, 0, 0, 7, n), 0);
+    ASSERT_EQ(r.acquire(holder, 0, false, NVME_RESERVATION_RTYPE_WE, 7, 0, n), 0);
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        for (int i = 0; i < 20000; ++i) {
+            churn.fill(static_cast<uint8_t>(0x40 + i % 16));
+            tgt::ResvNotices ignored;
+            (void)r.reg(churn, 0, false, 0, 0, 9, ignored);
+            if (i % 3 == 0) (void)r.reg(churn, 1, true, 0, 0, 0, ignored);
+        }
+        stop = true;
+    });
+    uint64_t checks = 0, refused = 0;
+    while (!stop.load()) {
+        ASSERT_TRUE(r.allows(holder, true)) << "the holder was refused after " << checks << " checks";
+        refused += !r.allows(other, true);
+        ++checks;
+    }
+    writer.join();
+    EXPECT_GT(checks, 0u);
+    EXPECT_EQ(refused, checks); // WE held the whole time: a non-registrant never writes
 }
 
 } // namespace
