@@ -337,6 +337,28 @@ TEST_F(Resv, ReportExtendedAndRegular) {
     EXPECT_NE(c.io.run(Host::resv(nvme_cmd_resv_report, 15, 1), 128).status, 0);
 }
 
+// A fused Compare and Write whose write half meets the reservation fails as a pair.
+TEST_F(Resv, FusedPairWithARefusedWriteFailsTogether) {
+    register_both();
+    ASSERT_EQ(a.acquire(NVME_RESERVATION_RACQA_ACQUIRE, NVME_RESERVATION_RTYPE_WE, kKeyA).status, kOk);
+    std::vector<uint8_t> data(512, 0);
+    w::Sqe cmp = io_sqe(nvme_cmd_compare, 3, 1), wr = io_sqe(nvme_cmd_write, 3, 1);
+    cmp.flags = 1;
+    wr.flags = 2;
+    auto &c1 = c.io.submit(cmp, 512, data.data()); // a read: allowed under Write Exclusive
+    EXPECT_FALSE(c.io.is_done(c1));
+    auto &w1 = c.io.submit(wr, 512, data.data());
+    ASSERT_TRUE(c.io.is_done(c1) && c.io.is_done(w1));
+    EXPECT_EQ(sc(w1.cqe), kConflict);
+    EXPECT_EQ(sc(c1.cqe), NVME_SC_FUSED_FAIL);
+    // The holder's pair runs.
+    auto &c2 = a.io.submit(cmp, 512, data.data());
+    auto &w2 = a.io.submit(wr, 512, data.data());
+    ASSERT_TRUE(a.io.is_done(c2) && a.io.is_done(w2));
+    EXPECT_EQ(c2.cqe.status, 0);
+    EXPECT_EQ(w2.cqe.status, 0);
+}
+
 TEST_F(Resv, ControllersOfOneHostShareItsRegistration) {
     Host a2{t, kHostA, 0xAA}; // a second association of host A
     ASSERT_NE(a2.cntlid, a.cntlid);
