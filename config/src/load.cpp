@@ -163,7 +163,7 @@ std::optional<Id16> read_id16(JsonReader &r, const json &j, const std::string &p
 }
 
 void read_namespace(JsonReader &r, const json &j, const std::string &p, NamespaceConfig &out) {
-    if (!r.object(j, p, {"nsid", "backend", "block_size", "uuid", "nguid", "ana_group"})) return;
+    if (!r.object(j, p, {"nsid", "backend", "block_size", "uuid", "nguid", "ana_group", "ptpl_file"})) return;
     if (auto v = r.integer(j, p, "nsid", 1, nvmeof::target::kMaxNamespaces, true)) out.nsid = uint32_t(*v);
     if (auto v = r.string(j, p, "backend", true, "ram0")) out.backend = *v;
     if (auto v = r.integer(j, p, "block_size", 512, 4096, false)) {
@@ -175,6 +175,12 @@ void read_namespace(JsonReader &r, const json &j, const std::string &p, Namespac
     out.uuid = read_id16(r, j, p, "uuid");
     out.nguid = read_id16(r, j, p, "nguid");
     if (auto v = r.integer(j, p, "ana_group", 1, kMaxAnaGroup, false)) out.ana_group = uint32_t(*v);
+    if (auto v = r.string(j, p, "ptpl_file", false, "/var/lib/skiff/ns1.resv")) {
+        if (v->empty() || v->back() == '/')
+            r.error(join(p, "ptpl_file"), "expected a file path, got " + quote(j["ptpl_file"]));
+        else
+            out.ptpl_file = *v;
+    }
 }
 
 // Printable ASCII, at most `max` bytes (Identify Controller SN / MN fields).
@@ -317,6 +323,7 @@ void cross_check(JsonReader &r, const Config &c) {
                                                         index("backends", backends[c.backends[i].name]));
     std::map<std::string, std::string> backend_user;
     std::map<Id16, std::string> ids;
+    std::map<std::string, std::string> ptpl_files;
     std::set<std::string> nqns;
     for (size_t i = 0; i < c.subsystems.size(); ++i) {
         const SubsystemConfig &s = c.subsystems[i];
@@ -334,6 +341,11 @@ void cross_check(JsonReader &r, const Config &c) {
                 auto [it, fresh] = ids.emplace(*id, np + "." + key);
                 if (!fresh)
                     r.error(np + "." + key, "already used by " + it->second + "; identifiers must be unique");
+            }
+            if (!ns.ptpl_file.empty()) {
+                auto [it, fresh] = ptpl_files.emplace(ns.ptpl_file, np + ".ptpl_file");
+                if (!fresh)
+                    r.error(np + ".ptpl_file", "already used by " + it->second + "; one file per namespace");
             }
             if (ns.backend.empty()) continue;
             auto b = backends.find(ns.backend);
@@ -450,7 +462,7 @@ Config default_config() {
     s.nqn = "nqn.2026-11.io.skiff:default";
     s.serial = "SKIFF0001";
     s.model = "skiff RAM namespace";
-    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, 1});
+    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, 1, ""});
     c.subsystems.push_back(s);
     c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt});
     c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt};
@@ -463,7 +475,8 @@ std::string summarize(const Config &c) {
     o << "target: " << c.target.cores << " poll group(s), data path " << c.target.datapath;
     if (c.target.datapath == "dpa") o << " (" << c.target.dpa_eus << " EU(s))";
     o << ", log level " << c.target.log_level << ", management "
-      << (c.target.management_socket.empty() ? "socket at the default place" : c.target.management_socket) << "\n";
+      << (c.target.management_socket.empty() ? "socket at the default place" : c.target.management_socket)
+      << "\n";
     o << "limits: queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
       << " bytes, max I/O " << format_size(t.max_io_size);
     if (t.srq_depth) o << ", rdma shared receive queue of " << t.srq_depth;

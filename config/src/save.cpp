@@ -59,6 +59,7 @@ json to_json(const Config &c) {
                       {"ana_group", ns.ana_group}};
             if (ns.uuid) n["uuid"] = format_id16(*ns.uuid);
             if (ns.nguid) n["nguid"] = format_id16(*ns.nguid);
+            if (!ns.ptpl_file.empty()) n["ptpl_file"] = ns.ptpl_file;
             j["namespaces"].push_back(n);
         }
         out["subsystems"].push_back(j);

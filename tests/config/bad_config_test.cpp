@@ -192,6 +192,16 @@ const std::vector<BadCase> kCases = {
     {"ANA group out of range",
      [](json &j) { j["subsystems"][0]["namespaces"][0]["ana_group"] = 0; },
      {"subsystems[0].namespaces[0].ana_group: expected an integer 1..128, got 0"}},
+    {"PTPL file that is a directory",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["ptpl_file"] = "/var/lib/skiff/"; },
+     {"subsystems[0].namespaces[0].ptpl_file: expected a file path, got \"/var/lib/skiff/\""}},
+    {"PTPL file shared by two namespaces",
+     [](json &j) {
+         j["subsystems"][0]["namespaces"][0]["ptpl_file"] = "/var/lib/skiff/a.resv";
+         j["subsystems"][0]["namespaces"][1]["ptpl_file"] = "/var/lib/skiff/a.resv";
+     },
+     {"subsystems[0].namespaces[1].ptpl_file: already used by subsystems[0].namespaces[0].ptpl_file; "
+      "one file per namespace"}},
     {"unknown transport type",
      [](json &j) { j["listeners"][0]["trtype"] = "fc"; },
      {"listeners[0].trtype: expected \"tcp\" or \"rdma\", got \"fc\""}},

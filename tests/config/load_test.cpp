@@ -125,6 +125,17 @@ TEST(Load, DpaDataPath) {
     EXPECT_TRUE(again.config->target == r.config->target);
 }
 
+TEST(Load, NamespacePtplFile) {
+    LoadResult r = parse_config(json::parse(R"({"backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:p",
+                      "namespaces": [{"nsid": 1, "backend": "b", "ptpl_file": "/var/lib/skiff/p1.resv"}]}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_EQ(r.config->subsystems[0].namespaces[0].ptpl_file, "/var/lib/skiff/p1.resv");
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->subsystems[0].namespaces[0].ptpl_file, "/var/lib/skiff/p1.resv");
+}
+
 TEST(Load, SaveLoadsBackToTheSameConfiguration) {
     for (auto &entry : std::filesystem::directory_iterator(SKIFF_SOURCE_DIR "/config/examples")) {
         if (entry.path().filename().string().starts_with("nvmetcli")) continue;

@@ -135,6 +135,9 @@ LiveConfig::make_namespace(const std::string &nqn, const config::NamespaceConfig
     if (ns.nguid) ids.nguid = *ns.nguid;
     auto out = std::make_shared<tgt::Namespace>(ns.nsid, ns.block_size, device, ids);
     out->set_ana_group(ns.ana_group);
+    if (std::string err = out->reservation().attach_store(ns.ptpl_file); !err.empty())
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "namespace " + std::to_string(ns.nsid) + " of " + nqn + " (ptpl_file): " + err);
     return out;
 }
 

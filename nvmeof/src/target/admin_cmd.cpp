@@ -3,6 +3,7 @@
 // have their own files.
 #include "commands.hpp"
 #include "identify.hpp"
+#include "reservation_cmd.hpp"
 #include "skiff/core/log.hpp"
 
 #include <cstring>
@@ -37,6 +38,10 @@ void execute_set_features(Request &req) {
     case NVME_FEAT_FID_VOLATILE_WC:
         ctrl.volatile_write_cache = v & 1;
         break;
+    case NVME_FEAT_FID_RESV_MASK:
+    case NVME_FEAT_FID_RESV_PERSIST:
+        req.set_status(set_reservation_feature(req));
+        break;
     default:
         req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
     }
@@ -62,6 +67,10 @@ void execute_get_features(Request &req) {
     case NVME_FEAT_FID_HOST_ID:
         std::memcpy(req.buf, ctrl.hostid().data(), 16);
         break;
+    case NVME_FEAT_FID_RESV_MASK:
+    case NVME_FEAT_FID_RESV_PERSIST:
+        req.set_status(get_reservation_feature(req));
+        break;
     default:
         req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
     }
@@ -76,6 +85,8 @@ bool feature_supported(uint8_t fid) {
     case NVME_FEAT_FID_ASYNC_EVENT:
     case NVME_FEAT_FID_VOLATILE_WC:
     case NVME_FEAT_FID_HOST_ID:
+    case NVME_FEAT_FID_RESV_MASK:
+    case NVME_FEAT_FID_RESV_PERSIST:
         return true;
     default:
         return false;

@@ -20,6 +20,11 @@ Controller::Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, st
         if (subsystem_->find_namespace(nsid)) active_ns_mask_ |= 1ull << (nsid - 1);
     // Likewise ANA states as they are now: the host reads them at connect.
     ana_changes_seen_ = detail::ana_change_count(*subsystem_);
+    subsystem_->attach_controller(this);
+}
+
+Controller::~Controller() {
+    subsystem_->detach_controller(this);
 }
 
 uint64_t Controller::cap() const {
@@ -149,6 +154,49 @@ size_t Controller::read_changed_namespaces(uint32_t *out, size_t max, bool retai
     if (!retain) {
         changed_count_ = 0;
         ns_event_masked_ = false;
+    }
+    return n;
+}
+
+void Controller::set_resv_mask(uint32_t nsid, uint8_t mask) {
+    if (nsid >= 1 && nsid <= kMaxNamespaces) resv_masks_[nsid - 1].store(mask, std::memory_order_relaxed);
+}
+
+uint8_t Controller::resv_mask(uint32_t nsid) const {
+    if (nsid < 1 || nsid > kMaxNamespaces) return 0;
+    return resv_masks_[nsid - 1].load(std::memory_order_relaxed);
+}
+
+void Controller::post_reservation_notice(uint32_t nsid, uint8_t rnlpt) {
+    if (resv_mask(nsid) & (1u << rnlpt)) return;
+    std::lock_guard lock(resv_mu_);
+    // The count goes up by one per notice and skips 0; a notice pushed out by a full queue
+    // shows as a gap in the counts the host reads.
+    if (++resv_log_count_ == 0) resv_log_count_ = 1;
+    if (resv_count_ == kMaxResvNotices) {
+        resv_head_ = (resv_head_ + 1) % kMaxResvNotices;
+        --resv_count_;
+    }
+    resv_notices_[(resv_head_ + resv_count_++) % kMaxResvNotices] = {resv_log_count_, rnlpt, nsid};
+    resv_pending_.store(true, std::memory_order_release);
+}
+
+bool Controller::collect_reservation_event() {
+    return !resv_event_masked_ && resv_pending_.load(std::memory_order_acquire);
+}
+
+Controller::ResvNotice Controller::take_reservation_notice(size_t &remaining, bool retain) {
+    std::lock_guard lock(resv_mu_);
+    ResvNotice n{};
+    if (resv_count_) {
+        n = resv_notices_[resv_head_];
+        resv_head_ = (resv_head_ + 1) % kMaxResvNotices;
+        --resv_count_;
+    }
+    remaining = resv_count_;
+    if (!retain) {
+        resv_event_masked_ = false;
+        resv_pending_.store(resv_count_ > 0, std::memory_order_release);
     }
     return n;
 }

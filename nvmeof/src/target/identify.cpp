@@ -139,7 +139,7 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.frmw = (1 << 1) | 1; // one slot, slot 1 read only
     id.nn = kMaxNamespaces;
     id.mnan = kMaxNamespaces;
-    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES;
+    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_RESERVATIONS;
     if (any_namespace_deallocates(ctrl.subsystem())) id.oncs |= NVME_CTRL_ONCS_DSM;
     id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
     if (any_namespace_caches(ctrl.subsystem())) id.vwc = NVME_CTRL_VWC_PRESENT;
@@ -153,6 +153,11 @@ void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
     id.nlbaf = 0;
     id.flbas = 0;
     id.nmic = NVME_NS_NMIC_SHARED;
+    // Every reservation type, IEKEY on Register as in NVMe 1.3 and later, and Persist Through
+    // Power Loss where the namespace has a file to persist to.
+    id.rescap = NVME_NS_RESCAP_WE | NVME_NS_RESCAP_EA | NVME_NS_RESCAP_WERO | NVME_NS_RESCAP_EARO |
+                NVME_NS_RESCAP_WEAR | NVME_NS_RESCAP_EAAR | NVME_NS_RESCAP_IEK_13;
+    if (ns.reservation().ptpl_supported()) id.rescap |= NVME_NS_RESCAP_PTPL;
     // Deallocated blocks read as zeroes, and Write Zeroes may deallocate, only where the device
     // promises zeroes (a punched file hole); else "not reported".
     if (ns.device().deallocate_mode() == DeallocateMode::kReadsZeroes) id.dlfeat = 0x09;

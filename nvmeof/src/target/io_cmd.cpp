@@ -3,8 +3,11 @@
 // handlers then only submit I/O to the namespace's channel on this poll group, and complete
 // the command from the I/O's completion (which may come later, from the group's loop).
 #include "commands.hpp"
+#include "reservation_cmd.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+
+#include <utility>
 
 namespace skiff::nvmeof::target::detail {
 namespace {
@@ -225,7 +228,18 @@ bool parse_io(Request &req) {
     }
     req.ns = subsys.find_namespace(c.nsid);
     if (!req.ns) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
+    if (!check_reservation_access(req)) {
+        // A refused second half of a fused pair takes its first half with it (a refused first
+        // half was never recorded, so its partner finds none: Missing Fused Command).
+        Request *first = c.fuse() == 2 ? std::exchange(req.queue->fused_first, nullptr) : nullptr;
+        if (first) {
+            first->fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
+            if (first->fused_waiting) complete(*first);
+        }
+        return false;
+    }
     if (c.fuse()) return parse_fused(req);
+    if (is_reservation_command(c.opcode)) return parse_reservation(req);
 
     switch (c.opcode) {
     case nvme_cmd_read:

@@ -1,8 +1,10 @@
 // Get Log Page: error (01h), SMART / health (02h), firmware slot (03h), changed namespace
-// list (04h), commands supported and effects (05h), ANA (0Ch, ana.cpp), discovery (70h, discovery.cpp).
+// list (04h), commands supported and effects (05h), ANA (0Ch, ana.cpp), reservation notification
+// (80h, reservation_cmd.cpp), discovery (70h, discovery.cpp).
 #include "commands.hpp"
 #include "discovery.hpp"
 #include "ana.hpp"
+#include "reservation_cmd.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
 #include <cstring>
@@ -83,9 +85,18 @@ void log_command_effects(Request &req) {
     supported(true, nvme_cmd_flush, 0);
     supported(true, nvme_cmd_read, 0);
     supported(true, nvme_cmd_compare, 0);
+    supported(true, nvme_cmd_resv_register, 0);
+    supported(true, nvme_cmd_resv_report, 0);
+    supported(true, nvme_cmd_resv_acquire, 0);
+    supported(true, nvme_cmd_resv_release, 0);
     for (uint8_t op : {nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm})
         supported(true, op, NVME_CMD_EFFECTS_LBCC);
     complete(req);
+}
+
+void log_reservation_notification(Request &req) {
+    LogArgs a = log_args(req);
+    log_reservation(req, a.offset, a.len, a.retain);
 }
 
 } // namespace
@@ -122,6 +133,9 @@ bool parse_get_log_page(Request &req) {
         return true;
     case NVME_LOG_LID_ANA:
         req.execute = log_ana;
+        return true;
+    case NVME_LOG_LID_RESERVATION:
+        req.execute = log_reservation_notification;
         return true;
     default:
         return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_INVALID_LOG_PAGE);

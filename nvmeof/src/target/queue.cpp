@@ -142,6 +142,14 @@ bool Queue::poll(uint64_t now_ms) {
         ctrl_->mask_ana_event();
         complete(*aer);
     }
+    if (ctrl_->parked_aers() && ctrl_->collect_reservation_event()) {
+        Request *aer = ctrl_->take_aer();
+        // I/O command set specific (type 6), reservation log page available (info 0), page 80h.
+        aer->cqe.result =
+            NVME_AER_CSS | (NVME_AER_CSS_NVM_RESERVATION << 8) | (NVME_LOG_LID_RESERVATION << 16);
+        ctrl_->mask_resv_event();
+        complete(*aer);
+    }
     return true;
 }
 

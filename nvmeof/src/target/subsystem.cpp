@@ -96,4 +96,14 @@ std::string check_nqn(std::string_view nqn) {
     return {};
 }
 
+void Subsystem::attach_controller(Controller *c) {
+    std::lock_guard lock(controllers_mu_);
+    controllers_.push_back(c);
+}
+
+void Subsystem::detach_controller(Controller *c) {
+    std::lock_guard lock(controllers_mu_);
+    std::erase(controllers_, c);
+}
+
 } // namespace skiff::nvmeof::target

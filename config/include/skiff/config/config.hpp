@@ -60,6 +60,8 @@ struct NamespaceConfig {
     std::optional<Id16> uuid; // absent: derived from the subsystem NQN and nsid
     std::optional<Id16> nguid;
     uint32_t ana_group = 1;
+    // Reservations persist through power loss here (empty: PTPL unsupported for the namespace).
+    std::string ptpl_file;
 
     bool operator==(const NamespaceConfig &) const = default;
 };

@@ -30,6 +30,9 @@ class Controller {
   public:
     Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, std::string hostnqn,
                std::array<uint8_t, 16> hostid, uint32_t kato_ms, uint16_t port_id, const Limits &limits);
+    ~Controller();
+    Controller(const Controller &) = delete;
+    Controller &operator=(const Controller &) = delete;
 
     uint16_t cntlid() const { return cntlid_; }
     Subsystem &subsystem() const { return *subsystem_; }
@@ -109,8 +112,29 @@ class Controller {
         ana_event_masked_ = false;
     }
 
+    // Reservation notices (reservation_cmd.cpp). A reservation command on any poll group posts
+    // them (to every controller of the hosts concerned), so they sit behind their own mutex; the
+    // admin thread raises the event and the host reads them from log page 80h, one per read.
+    struct ResvNotice {
+        uint64_t count; // Log Page Count
+        uint8_t rnlpt;
+        uint32_t nsid;
+    };
+    // Set / Get Features Reservation Notification Mask (82h): bits 1..3 of CDW11.
+    void set_resv_mask(uint32_t nsid, uint8_t mask);
+    uint8_t resv_mask(uint32_t nsid) const;
+    // Queues a notice unless its type is masked for that namespace.
+    void post_reservation_notice(uint32_t nsid, uint8_t rnlpt);
+    // True when notices wait and the event is not masked (masked once raised, until log 80h is
+    // read without RAE).
+    bool collect_reservation_event();
+    void mask_resv_event() { resv_event_masked_ = true; }
+    // Takes the oldest notice (count 0 when there is none) and how many remain after it.
+    ResvNotice take_reservation_notice(size_t &remaining, bool retain);
+
   private:
     static constexpr uint16_t kMaxQid = 64;
+    static constexpr size_t kMaxResvNotices = 64;
 
     uint16_t cntlid_;
     std::shared_ptr<Subsystem> subsystem_;
@@ -142,6 +166,14 @@ class Controller {
     uint64_t ana_changes_seen_ = 0;
     bool ana_changes_pending_ = false;
     bool ana_event_masked_ = false;
+
+    std::array<std::atomic<uint8_t>, kMaxNamespaces> resv_masks_{};
+    mutable std::mutex resv_mu_;
+    std::array<ResvNotice, kMaxResvNotices> resv_notices_{};
+    size_t resv_head_ = 0, resv_count_ = 0;
+    uint64_t resv_log_count_ = 0;
+    std::atomic<bool> resv_pending_{false};
+    bool resv_event_masked_ = false;
 };
 
 } // namespace skiff::nvmeof::target

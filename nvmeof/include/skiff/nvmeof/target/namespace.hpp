@@ -3,6 +3,7 @@
 
 #include "skiff/nvmeof/target/block_device.hpp"
 #include "skiff/nvmeof/target/io_gate.hpp"
+#include "skiff/nvmeof/target/reservation.hpp"
 
 #include <array>
 #include <atomic>
@@ -36,6 +37,9 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     // Excludes other I/O while a fused Compare and Write runs.
     IoGate &gate() const { return gate_; }
 
+    // Reservations (registrants, holder, PTPL file); checked on every I/O without a lock.
+    Reservation &reservation() const { return reservation_; }
+
     // ANA group id (1 unless configured); stored for ANA reporting.
     uint32_t ana_group() const { return ana_group_; }
     void set_ana_group(uint32_t id) { ana_group_ = id; }
@@ -62,6 +66,7 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;
     mutable IoGate gate_;
+    mutable Reservation reservation_;
     uint32_t ana_group_ = 1;
     struct alignas(64) PinLane {
         std::atomic<int64_t> n{0};

@@ -20,6 +20,8 @@ constexpr const char *kDiscoveryNqn = "nqn.2014-08.org.nvmexpress.discovery";
 // Namespace ids run 1..kMaxNamespaces (Identify Controller NN).
 constexpr uint32_t kMaxNamespaces = 32;
 
+class Controller;
+
 enum class SubsystemKind : uint8_t { kNvm, kDiscovery };
 
 struct SubsystemIdentity {
@@ -73,6 +75,16 @@ class Subsystem {
     // I/O of queues that have gone away (SMART counts survive reconnects).
     RetiredIo &retired_io() { return retired_io_; }
 
+    // The live controllers (each attaches itself in its constructor and detaches in its
+    // destructor), so a reservation change can reach every controller of a host. Not per I/O.
+    void attach_controller(Controller *c);
+    void detach_controller(Controller *c);
+    template <class F>
+    void for_each_controller(F &&f) const {
+        std::lock_guard lock(controllers_mu_);
+        for (Controller *c : controllers_) f(*c);
+    }
+
   private:
     std::string nqn_;
     SubsystemKind kind_;
@@ -85,6 +97,8 @@ class Subsystem {
     std::vector<std::string> allowed_hosts_; // guarded by mu_
     uint16_t cntlid_min_ = 1, cntlid_max_ = 0xFFEF;
     RetiredIo retired_io_;
+    mutable std::mutex controllers_mu_;
+    std::vector<Controller *> controllers_; // guarded by controllers_mu_
 };
 
 // NQN syntax check (NVMe Base spec 4.5): "nqn.yyyy-mm.reverse.domain:..." or the UUID form, at
