@@ -109,7 +109,10 @@ int main(int argc, char **argv) {
     setenv("SKIFF_SIDE", "dpu", 1);
 
     namespace tgt = nvmeof::target;
-    auto dev = dataplane::HostmemDevice::create({channel, 8ull << 20});
+    dataplane::HostmemOptions options;
+    options.channel = channel;
+    options.size_bytes = 8ull << 20;
+    auto dev = dataplane::HostmemDevice::create(options);
     if (!dev) {
         std::fprintf(stderr, "hostmem device: %s\n", dev.error().message.c_str());
         return 1;

@@ -9,7 +9,6 @@
 #include "target_fixture.hpp"
 
 #include "../helpers/child_program.hpp"
-#include "skiff/dataplane/hostmem/control_channel.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,24 +26,28 @@ constexpr int kIos = 200;
 
 class integration_hostmem_copies : public TargetTest, public ::testing::WithParamInterface<const char *> {
   protected:
-    void SetUp() override { channel_ = "/tmp/skiff-itest-copies-" + std::to_string(getpid()) + ".sock"; }
+    void SetUp() override {
+        channel_ = "skiff-itest-copies-" + std::to_string(getpid());
+        region_file_ = "/tmp/" + channel_ + ".region";
+    }
     void TearDown() override {
         TargetTest::TearDown();
         if (host_) {
             if (HasFailure()) std::cerr << "---- skiff-host output\n" << host_->log() << "---- end\n";
             host_->stop();
         }
+        ::unlink(region_file_.c_str());
     }
+    // skiff-host is ready once it wrote its region file (its export is made); it joins the
+    // probe's comch server on the channel name by itself, whichever starts first.
     void start_host() {
-        std::string ch = channel_;
+        ::unlink(region_file_.c_str());
+        std::string file = region_file_;
         host_ = std::make_unique<TargetProcess>(
-            "skiff-host", std::vector<std::string>{"--channel", ch, "--size", "8MiB", "--memory", "memfd"},
-            [ch] {
-                auto c = dataplane::hostmem::make_unix_control_client(ch);
-                if (!c->connect()) return false;
-                auto r = c->request("HEALTH");
-                return r && r->rfind("OK", 0) == 0;
-            });
+            "skiff-host",
+            std::vector<std::string>{"--channel", channel_, "--size", "8MiB", "--memory", "memfd",
+                                     "--test-region-file", file},
+            [file] { return ::access(file.c_str(), R_OK) == 0; });
         ASSERT_TRUE(host_->started()) << host_->log();
     }
     // Runs the probe with SKIFF_DMA_ENGINE=engine; its output, or "" when it failed.
@@ -62,7 +65,7 @@ class integration_hostmem_copies : public TargetTest, public ::testing::WithPara
         return out;
     }
 
-    std::string channel_;
+    std::string channel_, region_file_;
     std::unique_ptr<TargetProcess> host_;
 };
 
