@@ -46,8 +46,12 @@ Result<std::unique_ptr<SharedMapping>> SharedMapping::map(pid_t exporter, const 
     if (fs.f_type == HUGETLBFS_MAGIC) align = static_cast<uint64_t>(fs.f_bsize);
     uint64_t start = file.offset & ~(align - 1);
     uint64_t map_len = ((file.offset + len - start) + align - 1) & ~(align - 1);
-    void *p = ::mmap(nullptr, map_len, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd,
-                     static_cast<off_t>(start));
+    // Memory-backed exports (memfd, hugetlbfs) are mapped populated: an exported region is pinned
+    // on real hardware, and a page fault on the first DMA to each page would cost the data path a
+    // kernel entry. A regular file is left to fault in (populating would read all of it now).
+    bool in_memory = fs.f_type == HUGETLBFS_MAGIC || fs.f_type == TMPFS_MAGIC;
+    void *p = ::mmap(nullptr, map_len, PROT_READ | (writable ? PROT_WRITE : 0),
+                     MAP_SHARED | (in_memory ? MAP_POPULATE : 0), fd, static_cast<off_t>(start));
     int err = errno;
     close(fd); // the mapping holds the file
     if (p == MAP_FAILED)

@@ -68,7 +68,17 @@ Result<Region> allocate_memfd(const Options &o, size_t len) {
                                      "multiple of the huge page size?)"
                                    : ""));
     }
-    void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    // The region is storage lent to the target, so it is committed now, as a DMA-registered
+    // region is pinned on real hardware: fallocate gives every page its backing (a later shortage
+    // cannot turn into SIGBUS in either process) and MAP_POPULATE maps it here. The target maps
+    // the same pages populated too, so no I/O takes a page fault on first touch.
+    if (!huge && fallocate(fd, 0, 0, static_cast<off_t>(len)) != 0) {
+        int e = errno;
+        close(fd);
+        return make_error(DOCA_ERROR_NO_MEMORY, "--memory memfd: cannot commit " + std::to_string(len) +
+                                                    " bytes: " + std::strerror(e));
+    }
+    void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);
