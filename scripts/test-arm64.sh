@@ -22,6 +22,9 @@ EXCLUDED=(
   '^AioQueue\.' '^BlockSizes/AioBlockSizes\.' '^integration_aio\.DataSurvivesATargetRestart$'
   '^Backends/DataPath\..*/aio( |$)' '^DpaPollContext\.AioCannotOpenAChannelAndSaysWhy$'
   '^NvmetcliImport\.ServesTheSameSubsystemsOnTheSamePorts$'
+  # The same for the aio backend's full-disk test and the crash-consistency test (a target on an
+  # aio file, killed and restarted): both need io_submit.
+  '^AioFullFileSystem\.' '^CrashConsistency\.'
 )
 
 exclude_args=()
