@@ -60,7 +60,8 @@ struct doca_comch_event_consumer;
 
 /** Attaches application data to a connection. DOCA_ERROR_INVALID_VALUE on NULL. */
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data);
+doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection,
+                                                 union doca_data user_data);
 
 /** The data attached with doca_comch_connection_set_user_data (zero if never set). */
 DOCA_EXPERIMENTAL
@@ -76,10 +77,10 @@ struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_com
 
 /** Statistics of a connection (doca_comch_connection_get_counter). */
 enum doca_comch_counter {
-	DOCA_COMCH_COUNTER_SENT_MESSAGES = 1, /**< messages sent from this side */
-	DOCA_COMCH_COUNTER_SENT_BYTES = 2,    /**< bytes sent from this side */
-	DOCA_COMCH_COUNTER_RECV_MESSAGES = 3, /**< messages received on this side */
-	DOCA_COMCH_COUNTER_RECV_BYTES = 4,    /**< bytes received on this side */
+    DOCA_COMCH_COUNTER_SENT_MESSAGES = 1, /**< messages sent from this side */
+    DOCA_COMCH_COUNTER_SENT_BYTES = 2,    /**< bytes sent from this side */
+    DOCA_COMCH_COUNTER_RECV_MESSAGES = 3, /**< messages received on this side */
+    DOCA_COMCH_COUNTER_RECV_BYTES = 4,    /**< bytes received on this side */
 };
 
 /**
@@ -92,8 +93,7 @@ doca_error_t doca_comch_connection_update_info(struct doca_comch_connection *con
 /** A counter as of the last doca_comch_connection_update_info. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_connection_get_counter(const struct doca_comch_connection *connection,
-					       enum doca_comch_counter counter_type,
-					       uint64_t *counter_value);
+                                               enum doca_comch_counter counter_type, uint64_t *counter_value);
 
 /* ---- capabilities (any device that can run a server or a client) */
 
@@ -134,10 +134,8 @@ doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devin
  * not a representor of dev.
  */
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_server_create(struct doca_dev *dev,
-				      struct doca_dev_rep *repr,
-				      const char *name,
-				      struct doca_comch_server **comch_server);
+doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const char *name,
+                                      struct doca_comch_server **comch_server);
 
 /** DOCA_ERROR_IN_USE unless IDLE. */
 DOCA_EXPERIMENTAL
@@ -155,14 +153,16 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size);
+doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server,
+                                                   uint32_t *size);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev);
+doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server,
+                                          struct doca_dev **dev);
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server,
-					       struct doca_dev_rep **repr);
+                                               struct doca_dev_rep **repr);
 
 DOCA_EXPERIMENTAL
 struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server);
@@ -173,7 +173,7 @@ struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
-					  struct doca_comch_connection *connection);
+                                          struct doca_comch_connection *connection);
 
 /* ---- client */
 
@@ -183,7 +183,8 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
  * host-side function.
  */
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client);
+doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
+                                      struct doca_comch_client **comch_client);
 
 /** DOCA_ERROR_IN_USE unless IDLE. */
 DOCA_EXPERIMENTAL
@@ -199,10 +200,12 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client, uint32_t size);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size);
+doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client,
+                                                   uint32_t *size);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client, struct doca_dev **dev);
+doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client,
+                                          struct doca_dev **dev);
 
 DOCA_EXPERIMENTAL
 struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client);
@@ -210,26 +213,26 @@ struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client
 /** The client's one connection; RUNNING only (DOCA_ERROR_BAD_STATE otherwise). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
-					      struct doca_comch_connection **connection);
+                                              struct doca_comch_connection **connection);
 
 /* ---- send task */
 
 typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send *task,
-						     union doca_data task_user_data,
-						     union doca_data ctx_user_data);
+                                                     union doca_data task_user_data,
+                                                     union doca_data ctx_user_data);
 
 /** Success and error callbacks and the number of send tasks; IDLE only. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
-						  doca_comch_task_send_completion_cb_t task_completion_cb,
-						  doca_comch_task_send_completion_cb_t task_error_cb,
-						  uint32_t num_send_tasks);
+                                                  doca_comch_task_send_completion_cb_t task_completion_cb,
+                                                  doca_comch_task_send_completion_cb_t task_error_cb,
+                                                  uint32_t num_send_tasks);
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
-						  doca_comch_task_send_completion_cb_t task_completion_cb,
-						  doca_comch_task_send_completion_cb_t task_error_cb,
-						  uint32_t num_send_tasks);
+                                                  doca_comch_task_send_completion_cb_t task_completion_cb,
+                                                  doca_comch_task_send_completion_cb_t task_error_cb,
+                                                  uint32_t num_send_tasks);
 
 /**
  * Takes a send task of `len` bytes at `msg` to `peer`. RUNNING only (BAD_STATE), NO_MEMORY when
@@ -238,17 +241,13 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
-						    struct doca_comch_connection *peer,
-						    const void *msg,
-						    uint32_t len,
-						    struct doca_comch_task_send **task);
+                                                    struct doca_comch_connection *peer, const void *msg,
+                                                    uint32_t len, struct doca_comch_task_send **task);
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
-						    struct doca_comch_connection *peer,
-						    const void *msg,
-						    uint32_t len,
-						    struct doca_comch_task_send **task);
+                                                    struct doca_comch_connection *peer, const void *msg,
+                                                    uint32_t len, struct doca_comch_task_send **task);
 
 DOCA_EXPERIMENTAL
 struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task);
@@ -259,25 +258,23 @@ struct doca_comch_connection *doca_comch_task_send_get_peer(const struct doca_co
 
 /* ---- events */
 
-typedef void (*doca_comch_event_msg_recv_cb_t)(struct doca_comch_event_msg_recv *event,
-					       uint8_t *recv_buffer,
-					       uint32_t msg_len,
-					       struct doca_comch_connection *comch_connection);
+typedef void (*doca_comch_event_msg_recv_cb_t)(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer,
+                                               uint32_t msg_len,
+                                               struct doca_comch_connection *comch_connection);
 
 /** The receive callback; IDLE only. Without it, received messages are dropped with a warning. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
-						       doca_comch_event_msg_recv_cb_t recv_event_cb);
+                                                       doca_comch_event_msg_recv_cb_t recv_event_cb);
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
-						       doca_comch_event_msg_recv_cb_t recv_event_cb);
+                                                       doca_comch_event_msg_recv_cb_t recv_event_cb);
 
 /** change_successful is 1 for a completed connect or disconnect, 0 for a refused one. */
 typedef void (*doca_comch_event_connection_status_changed_cb_t)(
-	struct doca_comch_event_connection_status_changed *event,
-	struct doca_comch_connection *comch_connection,
-	uint8_t change_successful);
+    struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *comch_connection,
+    uint8_t change_successful);
 
 /**
  * Server callbacks for a client that connected and one that disconnected (or died); IDLE only.
@@ -285,31 +282,30 @@ typedef void (*doca_comch_event_connection_status_changed_cb_t)(
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_event_connection_status_changed_register(
-	struct doca_comch_server *comch_server,
-	doca_comch_event_connection_status_changed_cb_t connect_event_cb,
-	doca_comch_event_connection_status_changed_cb_t disconnect_event_cb);
+    struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_event_cb,
+    doca_comch_event_connection_status_changed_cb_t disconnect_event_cb);
 
 /** The same registration under its DOCA 2.7 name. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_event_connection_register(
-	struct doca_comch_server *comch_server,
-	doca_comch_event_connection_status_changed_cb_t connect_event_cb,
-	doca_comch_event_connection_status_changed_cb_t disconnect_event_cb);
+    struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_event_cb,
+    doca_comch_event_connection_status_changed_cb_t disconnect_event_cb);
 
 typedef void (*doca_comch_event_consumer_cb_t)(struct doca_comch_event_consumer *event,
-					       struct doca_comch_connection *comch_connection,
-					       uint32_t id);
+                                               struct doca_comch_connection *comch_connection, uint32_t id);
 
 /** Accepted for source compatibility; consumers are not emulated, so these never fire. */
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
-						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
-						       doca_comch_event_consumer_cb_t expired_consumer_event_cb);
+doca_error_t
+doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
+                                          doca_comch_event_consumer_cb_t new_consumer_event_cb,
+                                          doca_comch_event_consumer_cb_t expired_consumer_event_cb);
 
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
-						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
-						       doca_comch_event_consumer_cb_t expired_consumer_event_cb);
+doca_error_t
+doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
+                                          doca_comch_event_consumer_cb_t new_consumer_event_cb,
+                                          doca_comch_event_consumer_cb_t expired_consumer_event_cb);
 
 #ifdef __cplusplus
 }

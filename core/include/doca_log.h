@@ -18,13 +18,13 @@ extern "C" {
 
 /** Log levels, from quiet to verbose (same numbers as the DPA device levels, plus TRACE). */
 enum doca_log_level {
-	DOCA_LOG_LEVEL_DISABLE = 10,
-	DOCA_LOG_LEVEL_CRIT = 20,
-	DOCA_LOG_LEVEL_ERROR = 30,
-	DOCA_LOG_LEVEL_WARNING = 40,
-	DOCA_LOG_LEVEL_INFO = 50,
-	DOCA_LOG_LEVEL_DEBUG = 60,
-	DOCA_LOG_LEVEL_TRACE = 70,
+    DOCA_LOG_LEVEL_DISABLE = 10,
+    DOCA_LOG_LEVEL_CRIT = 20,
+    DOCA_LOG_LEVEL_ERROR = 30,
+    DOCA_LOG_LEVEL_WARNING = 40,
+    DOCA_LOG_LEVEL_INFO = 50,
+    DOCA_LOG_LEVEL_DEBUG = 60,
+    DOCA_LOG_LEVEL_TRACE = 70,
 };
 
 /** A destination for log records (a FILE*, an fd, or the standard stdout/stderr pair). */
@@ -45,20 +45,25 @@ DOCA_EXPERIMENTAL doca_error_t doca_log_register_source(const char *source_name,
 DOCA_EXPERIMENTAL doca_error_t doca_log_unregister_source(int source);
 
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_standard(void);
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_file(FILE *fptr,
+                                                                 struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend);
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend);
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr,
+                                                                     struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend,
+                                                                      uint32_t level);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend,
-								       uint32_t upper_limit);
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level);
+                                                                      uint32_t upper_limit);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend,
+                                                              uint32_t level);
 
 /** Emits one application record; prefer the DOCA_LOG_* macros. */
-DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
-					const char *format, ...) __attribute__((format(printf, 6, 7)));
+DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *fname, int line,
+                                        const char *func, const char *format, ...)
+    __attribute__((format(printf, 6, 7)));
 
-#define DOCA_LOG(level, format, ...)                                                                   \
-	doca_log(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
+#define DOCA_LOG(level, format, ...)                                                                         \
+    doca_log(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
 #define DOCA_LOG_CRIT(format, ...) DOCA_LOG(CRIT, format, ##__VA_ARGS__)
 #define DOCA_LOG_ERR(format, ...) DOCA_LOG(ERROR, format, ##__VA_ARGS__)
 #define DOCA_LOG_WARN(format, ...) DOCA_LOG(WARNING, format, ##__VA_ARGS__)
@@ -75,16 +80,14 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
  * Use once per source file, at file scope. SOURCE is only stringified, so any tokens do, such as
  * PE_POLLING::MAIN (the helper functions' names do not depend on it).
  */
-#define DOCA_LOG_REGISTER(SOURCE)                                                                      \
-	static int log_source;                                                                         \
-	static void __attribute__((constructor(65535), used)) doca_log_source_ctor(void)              \
-	{                                                                                              \
-		doca_log_register_source(#SOURCE, &log_source);                                        \
-	}                                                                                              \
-	static void __attribute__((destructor, used)) doca_log_source_dtor(void)                      \
-	{                                                                                              \
-		doca_log_unregister_source(log_source);                                                \
-	}
+#define DOCA_LOG_REGISTER(SOURCE)                                                                            \
+    static int log_source;                                                                                   \
+    static void __attribute__((constructor(65535), used)) doca_log_source_ctor(void) {                       \
+        doca_log_register_source(#SOURCE, &log_source);                                                      \
+    }                                                                                                        \
+    static void __attribute__((destructor, used)) doca_log_source_dtor(void) {                               \
+        doca_log_unregister_source(log_source);                                                              \
+    }
 
 #ifdef __cplusplus
 }

@@ -43,11 +43,11 @@ class integration_hostmem_copies : public TargetTest, public ::testing::WithPara
     void start_host() {
         ::unlink(region_file_.c_str());
         std::string file = region_file_;
-        host_ = std::make_unique<TargetProcess>(
-            "skiff-host",
-            std::vector<std::string>{"--channel", channel_, "--size", "8MiB", "--memory", "memfd",
-                                     "--test-region-file", file},
-            [file] { return ::access(file.c_str(), R_OK) == 0; });
+        host_ = std::make_unique<TargetProcess>("skiff-host",
+                                                std::vector<std::string>{"--channel", channel_, "--size",
+                                                                         "8MiB", "--memory", "memfd",
+                                                                         "--test-region-file", file},
+                                                [file] { return ::access(file.c_str(), R_OK) == 0; });
         ASSERT_TRUE(host_->started()) << host_->log();
     }
     // Runs the probe with SKIFF_DMA_ENGINE=engine; its output, or "" when it failed.
