@@ -2,6 +2,8 @@
 // event calls (wait_eq, the wait_eq task, remote-PCI export and import), the newer capability
 // names (doca_dpa_cap_is_supported, the per-task RDMA queries), DOCA ARGP, doca_version.h, a log
 // source named with "::", and the FlexIO resources call the DPA samples make.
+#include "sync_event_fixture.hpp"
+
 #include <doca_argp.h>
 #include <doca_dev.h>
 #include <doca_dpa.h>
@@ -29,19 +31,7 @@ DOCA_LOG_REGISTER(CORE_TESTS::DOCA_PROGRAMS);
 
 namespace {
 
-struct StartedEvent : ::testing::Test {
-    doca_sync_event *event = nullptr;
-    void SetUp() override {
-        ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
-        ASSERT_EQ(doca_sync_event_add_publisher_location_dpu(event), DOCA_SUCCESS);
-        ASSERT_EQ(doca_sync_event_add_subscriber_location_dpu(event), DOCA_SUCCESS);
-        ASSERT_EQ(doca_sync_event_start(event), DOCA_SUCCESS);
-    }
-    void TearDown() override {
-        EXPECT_EQ(doca_sync_event_stop(event), DOCA_SUCCESS);
-        EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
-    }
-};
+struct StartedEvent : skiff::test::StartedSyncEvent {};
 
 std::vector<doca_devinfo *> devinfos(doca_devinfo ***list) {
     uint32_t n = 0;

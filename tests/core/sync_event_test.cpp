@@ -2,6 +2,7 @@
 // honouring the mask, publishers/subscribers before start, start vs as_ctx exclusive, a CPU waiter
 // that sleeps and is woken by an update from another thread.
 #include "mmap_fixture.hpp"
+#include "sync_event_fixture.hpp"
 
 #include <doca_dev.h>
 #include <doca_pe.h>
@@ -19,19 +20,7 @@
 
 namespace {
 
-struct StartedSyncEvent : ::testing::Test {
-    doca_sync_event *event = nullptr;
-    void SetUp() override {
-        ASSERT_EQ(doca_sync_event_create(&event), DOCA_SUCCESS);
-        ASSERT_EQ(doca_sync_event_add_publisher_location_dpu(event), DOCA_SUCCESS);
-        ASSERT_EQ(doca_sync_event_add_subscriber_location_dpu(event), DOCA_SUCCESS);
-        ASSERT_EQ(doca_sync_event_start(event), DOCA_SUCCESS);
-    }
-    void TearDown() override {
-        EXPECT_EQ(doca_sync_event_stop(event), DOCA_SUCCESS);
-        EXPECT_EQ(doca_sync_event_destroy(event), DOCA_SUCCESS);
-    }
-};
+using skiff::test::StartedSyncEvent;
 
 } // namespace
 
