@@ -305,6 +305,7 @@ void consumer_destroy() {
     check(doca_buf_inventory_destroy(peer.consumer_inv), "doca_buf_inventory_destroy");
     check(doca_mmap_destroy(peer.consumer_mmap), "doca_mmap_destroy");
     peer.consumer = nullptr;
+    peer.consumer_pe = nullptr;
     peer.consumer_posted = 0;
     say("CONSUMER_GONE");
 }
@@ -367,6 +368,7 @@ void producer_destroy() {
     check(doca_buf_inventory_destroy(peer.producer_inv), "doca_buf_inventory_destroy");
     check(doca_mmap_destroy(peer.producer_mmap), "doca_mmap_destroy");
     peer.producer = nullptr;
+    peer.producer_pe = nullptr;
 }
 
 // ---- commands
