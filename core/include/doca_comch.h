@@ -20,8 +20,8 @@
  *    callback ran (a full socket keeps the task queued inside the ctx).
  *  - A received message lives only for the duration of the receive callback.
  *
- * Not emulated: the data path (doca_comch_producer / doca_comch_consumer). The consumer event
- * registrations are accepted and never fire.
+ * The data path (doca_comch_producer.h / doca_comch_consumer.h) runs on a connection of either
+ * end; the consumer events below tell one end about the other end's consumers.
  */
 #ifndef DOCA_COMCH_H_
 #define DOCA_COMCH_H_
@@ -294,7 +294,10 @@ doca_error_t doca_comch_server_event_connection_register(
 typedef void (*doca_comch_event_consumer_cb_t)(struct doca_comch_event_consumer *event,
                                                struct doca_comch_connection *comch_connection, uint32_t id);
 
-/** Accepted for source compatibility; consumers are not emulated, so these never fire. */
+/**
+ * Callbacks for the peer's consumers (doca_comch_consumer.h): a new one announced itself (its id
+ * is what a producer on this end sends to) or one expired (stopped or destroyed); IDLE only.
+ */
 DOCA_EXPERIMENTAL
 doca_error_t
 doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,

@@ -12,6 +12,9 @@ int header_doca_buf(void);
 int header_doca_buf_array(void);
 int header_doca_buf_inventory(void);
 int header_doca_buf_pool(void);
+int header_doca_comch(void);
+int header_doca_comch_consumer(void);
+int header_doca_comch_producer(void);
 int header_doca_compat(void);
 int header_doca_ctx(void);
 int header_doca_dev(void);
@@ -41,6 +44,9 @@ static const struct {
     {"doca_buf_array", header_doca_buf_array},
     {"doca_buf_inventory", header_doca_buf_inventory},
     {"doca_buf_pool", header_doca_buf_pool},
+    {"doca_comch", header_doca_comch},
+    {"doca_comch_consumer", header_doca_comch_consumer},
+    {"doca_comch_producer", header_doca_comch_producer},
     {"doca_compat", header_doca_compat},
     {"doca_ctx", header_doca_ctx},
     {"doca_dev", header_doca_dev},

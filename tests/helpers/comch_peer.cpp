@@ -19,7 +19,25 @@
 //   START / STOP           doca_ctx_start / doca_ctx_stop
 //   SLEEP <ms>             stop progressing for a while (the peer's sends pile up), then "AWAKE"
 //   EXIT                   stop, progress to IDLE, destroy, exit 0 (also on end of input)
+// Data path (doca_comch_consumer / doca_comch_producer, each on its own PE as NVIDIA's samples do):
+//   CONSUMER <k> <n> <bytes>  a consumer on connection k posting n buffers of that size; prints
+//                          CONSUMER_ID <id>, CONSUMER_START <error name>, then CONSUMER_STATE lines
+//   POST <n>               post n more buffers
+//   CONSUMER_STOP          stop the consumer, progress to IDLE, destroy it; prints CONSUMER_GONE
+//   PRODUCER <k>           a producer on connection k; prints PRODUCER_ID <id>
+//   PRODUCE <consumer id> <imm> <text>   one send with <imm> as immediate data ("-" for none)
+//   PRODUCESIZE <consumer id> <bytes> [imm]   one send of that many 'y' bytes
+// Data path output:
+//   CONSUMER_NEW <k> <id> / CONSUMER_EXPIRED <k> <id>   the peer's consumer came / went
+//   CRECV <producer id> <imm> <len> <first 64 bytes>    a post-receive completed (buffer reposted)
+//   CRECV_ERR <error name>                              a post-receive failed
+//   PSENT / PSEND_ERR <error name> / PSUBMIT_ERR <error name>
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
 #include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
+#include <doca_mmap.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_pe.h>
@@ -50,6 +68,20 @@ struct Peer {
     uint64_t next_id = 1;
     std::map<uint64_t, doca_comch_connection *> conns;
     std::map<doca_comch_task_send *, std::unique_ptr<std::string>> messages; // bodies of sends in flight
+    // data path
+    doca_pe *consumer_pe = nullptr;
+    doca_comch_consumer *consumer = nullptr;
+    doca_mmap *consumer_mmap = nullptr;
+    doca_buf_inventory *consumer_inv = nullptr;
+    std::vector<uint8_t> consumer_mem;
+    size_t consumer_buf_size = 0;
+    size_t consumer_posted = 0; // buffers handed out so far (each one a slice of consumer_mem)
+    doca_pe *producer_pe = nullptr;
+    doca_comch_producer *producer = nullptr;
+    doca_mmap *producer_mmap = nullptr;
+    doca_buf_inventory *producer_inv = nullptr;
+    std::vector<uint8_t> producer_mem;
+    size_t produce_off = 0;
 };
 
 Peer peer;
@@ -157,7 +189,187 @@ void on_disconnect(doca_comch_event_connection_status_changed *, doca_comch_conn
     say("DISCONNECTED " + std::to_string(k) + " " + std::to_string(ok));
 }
 
-void on_consumer(doca_comch_event_consumer *, doca_comch_connection *, uint32_t) {}
+void on_consumer_new(doca_comch_event_consumer *, doca_comch_connection *conn, uint32_t id) {
+    say("CONSUMER_NEW " + std::to_string(peer.is_server ? id_of(conn) : 0) + " " + std::to_string(id));
+}
+
+void on_consumer_expired(doca_comch_event_consumer *, doca_comch_connection *conn, uint32_t id) {
+    say("CONSUMER_EXPIRED " + std::to_string(peer.is_server ? id_of(conn) : 0) + " " + std::to_string(id));
+}
+
+// ---- data path
+
+void on_consumer_state(doca_data, doca_ctx *, doca_ctx_states, doca_ctx_states next) {
+    say(std::string("CONSUMER_STATE ") + state_name(next));
+}
+
+void post_one(doca_buf *buf);
+
+void on_recv_done(doca_comch_consumer_task_post_recv *task, doca_data, doca_data) {
+    doca_task *t = doca_comch_consumer_task_post_recv_as_task(task);
+    doca_buf *buf = doca_comch_consumer_task_post_recv_get_buf(task);
+    doca_error_t status = doca_task_get_status(t);
+    if (status == DOCA_SUCCESS) {
+        void *data = nullptr;
+        size_t len = 0;
+        doca_buf_get_data(buf, &data);
+        doca_buf_get_data_len(buf, &len);
+        const uint8_t *imm = doca_comch_consumer_task_post_recv_get_imm_data(task);
+        uint32_t imm_len = doca_comch_consumer_task_post_recv_get_imm_data_len(task);
+        std::string imm_text = imm ? std::string(reinterpret_cast<const char *>(imm), imm_len) : "-";
+        say("CRECV " + std::to_string(doca_comch_consumer_task_post_recv_get_producer_id(task)) + " " +
+            imm_text + " " + std::to_string(len) + " " +
+            std::string(static_cast<char *>(data), len > 64 ? 64 : len));
+    } else {
+        say(std::string("CRECV_ERR ") + doca_error_get_name(status));
+    }
+    doca_task_free(t);
+    if (status == DOCA_SUCCESS || status == DOCA_ERROR_INVALID_VALUE) {
+        doca_buf_reset_data_len(buf);
+        post_one(buf); // keep the consumer's queue of buffers full
+    } else {
+        doca_buf_dec_refcount(buf, nullptr);
+    }
+}
+
+void post_one(doca_buf *buf) {
+    doca_comch_consumer_task_post_recv *task = nullptr;
+    doca_error_t r = doca_comch_consumer_task_post_recv_alloc_init(peer.consumer, buf, &task);
+    if (r == DOCA_SUCCESS) r = doca_task_submit(doca_comch_consumer_task_post_recv_as_task(task));
+    if (r != DOCA_SUCCESS) {
+        say(std::string("POST_ERR ") + doca_error_get_name(r));
+        if (task) doca_task_free(doca_comch_consumer_task_post_recv_as_task(task));
+        doca_buf_dec_refcount(buf, nullptr);
+    }
+}
+
+void post_new(size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        if ((peer.consumer_posted + 1) * peer.consumer_buf_size > peer.consumer_mem.size()) {
+            say("POST_ERR NO_MEMORY");
+            return;
+        }
+        doca_buf *buf = nullptr;
+        check(doca_buf_inventory_buf_get_by_addr(peer.consumer_inv, peer.consumer_mmap,
+                                                 peer.consumer_mem.data() +
+                                                     peer.consumer_posted * peer.consumer_buf_size,
+                                                 peer.consumer_buf_size, &buf),
+              "buf_get_by_addr");
+        ++peer.consumer_posted;
+        post_one(buf);
+    }
+}
+
+void make_memory(std::vector<uint8_t> &mem, size_t bytes, doca_mmap **mmap, doca_buf_inventory **inv) {
+    mem.assign(bytes, 0);
+    check(doca_mmap_create(mmap), "doca_mmap_create");
+    check(doca_mmap_add_dev(*mmap, peer.dev), "doca_mmap_add_dev");
+    check(doca_mmap_set_memrange(*mmap, mem.data(), mem.size()), "doca_mmap_set_memrange");
+    check(doca_mmap_start(*mmap), "doca_mmap_start");
+    check(doca_buf_inventory_create(256, inv), "doca_buf_inventory_create");
+    check(doca_buf_inventory_start(*inv), "doca_buf_inventory_start");
+}
+
+void consumer_create(doca_comch_connection *conn, size_t n, size_t bytes) {
+    // Room for every buffer this peer may ever post (POST adds more).
+    make_memory(peer.consumer_mem, 64 * bytes, &peer.consumer_mmap, &peer.consumer_inv);
+    peer.consumer_buf_size = bytes;
+    check(doca_pe_create(&peer.consumer_pe), "doca_pe_create");
+    check(doca_comch_consumer_create(conn, peer.consumer_mmap, &peer.consumer), "doca_comch_consumer_create");
+    doca_ctx *ctx = doca_comch_consumer_as_ctx(peer.consumer);
+    check(doca_comch_consumer_task_post_recv_set_conf(peer.consumer, on_recv_done, on_recv_done, 64),
+          "post_recv conf");
+    check(doca_pe_connect_ctx(peer.consumer_pe, ctx), "doca_pe_connect_ctx");
+    check(doca_ctx_set_state_changed_cb(ctx, on_consumer_state), "state cb");
+    uint32_t id = 0;
+    check(doca_comch_consumer_get_id(peer.consumer, &id), "consumer id");
+    say("CONSUMER_ID " + std::to_string(id));
+    say(std::string("CONSUMER_START ") + doca_error_get_name(doca_ctx_start(ctx)));
+    doca_ctx_states s = DOCA_CTX_STATE_STARTING;
+    while (doca_ctx_get_state(ctx, &s) == DOCA_SUCCESS && s == DOCA_CTX_STATE_STARTING) {
+        doca_pe_progress(peer.consumer_pe);
+        doca_pe_progress(peer.pe);
+    }
+    post_new(n);
+}
+
+void consumer_destroy() {
+    if (peer.consumer == nullptr) return;
+    doca_ctx *ctx = doca_comch_consumer_as_ctx(peer.consumer);
+    doca_ctx_stop(ctx);
+    doca_ctx_states s;
+    while (doca_ctx_get_state(ctx, &s) == DOCA_SUCCESS && s != DOCA_CTX_STATE_IDLE)
+        doca_pe_progress(peer.consumer_pe);
+    check(doca_comch_consumer_destroy(peer.consumer), "doca_comch_consumer_destroy");
+    check(doca_pe_destroy(peer.consumer_pe), "doca_pe_destroy consumer");
+    check(doca_buf_inventory_destroy(peer.consumer_inv), "doca_buf_inventory_destroy");
+    check(doca_mmap_destroy(peer.consumer_mmap), "doca_mmap_destroy");
+    peer.consumer = nullptr;
+    peer.consumer_pe = nullptr;
+    peer.consumer_posted = 0;
+    say("CONSUMER_GONE");
+}
+
+void on_produce_done(doca_comch_producer_task_send *task, doca_data, doca_data) {
+    doca_task *t = doca_comch_producer_task_send_as_task(task);
+    doca_error_t status = doca_task_get_status(t);
+    say(status == DOCA_SUCCESS ? std::string("PSENT")
+                               : std::string("PSEND_ERR ") + doca_error_get_name(status));
+    doca_buf_dec_refcount(const_cast<doca_buf *>(doca_comch_producer_task_send_get_buf(task)), nullptr);
+    doca_task_free(t);
+}
+
+void producer_create(doca_comch_connection *conn) {
+    make_memory(peer.producer_mem, 4 << 20, &peer.producer_mmap, &peer.producer_inv);
+    check(doca_pe_create(&peer.producer_pe), "doca_pe_create");
+    check(doca_comch_producer_create(conn, &peer.producer), "doca_comch_producer_create");
+    doca_ctx *ctx = doca_comch_producer_as_ctx(peer.producer);
+    check(doca_comch_producer_task_send_set_conf(peer.producer, on_produce_done, on_produce_done, 64),
+          "send conf");
+    check(doca_pe_connect_ctx(peer.producer_pe, ctx), "doca_pe_connect_ctx");
+    check(doca_ctx_start(ctx), "producer start");
+    uint32_t id = 0;
+    check(doca_comch_producer_get_id(peer.producer, &id), "producer id");
+    say("PRODUCER_ID " + std::to_string(id));
+}
+
+void produce(uint32_t consumer_id, const std::string &imm, const std::string &body) {
+    if (peer.producer == nullptr) return say("PSUBMIT_ERR NO_PRODUCER");
+    // A send may wait inside the producer: each one gets its own bytes (a ring over the memory).
+    if (peer.produce_off + body.size() > peer.producer_mem.size()) peer.produce_off = 0;
+    uint8_t *slot = peer.producer_mem.data() + peer.produce_off;
+    peer.produce_off += body.size();
+    std::memcpy(slot, body.data(), body.size());
+    doca_buf *buf = nullptr;
+    check(doca_buf_inventory_buf_get_by_data(peer.producer_inv, peer.producer_mmap, slot, body.size(), &buf),
+          "buf_get_by_data");
+    doca_comch_producer_task_send *task = nullptr;
+    std::string imm_copy = imm;
+    doca_error_t r = doca_comch_producer_task_send_alloc_init(
+        peer.producer, buf, imm == "-" ? nullptr : reinterpret_cast<uint8_t *>(imm_copy.data()),
+        imm == "-" ? 0 : static_cast<uint32_t>(imm.size()), consumer_id, &task);
+    if (r == DOCA_SUCCESS) r = doca_task_submit(doca_comch_producer_task_send_as_task(task));
+    if (r != DOCA_SUCCESS) {
+        say(std::string("PSUBMIT_ERR ") + doca_error_get_name(r));
+        if (task) doca_task_free(doca_comch_producer_task_send_as_task(task));
+        doca_buf_dec_refcount(buf, nullptr);
+    }
+}
+
+void producer_destroy() {
+    if (peer.producer == nullptr) return;
+    doca_ctx *ctx = doca_comch_producer_as_ctx(peer.producer);
+    doca_ctx_stop(ctx);
+    doca_ctx_states s;
+    while (doca_ctx_get_state(ctx, &s) == DOCA_SUCCESS && s != DOCA_CTX_STATE_IDLE)
+        doca_pe_progress(peer.producer_pe);
+    check(doca_comch_producer_destroy(peer.producer), "doca_comch_producer_destroy");
+    check(doca_pe_destroy(peer.producer_pe), "doca_pe_destroy producer");
+    check(doca_buf_inventory_destroy(peer.producer_inv), "doca_buf_inventory_destroy");
+    check(doca_mmap_destroy(peer.producer_mmap), "doca_mmap_destroy");
+    peer.producer = nullptr;
+    peer.producer_pe = nullptr;
+}
 
 // ---- commands
 
@@ -208,6 +420,8 @@ void drain_to_idle() {
 }
 
 [[noreturn]] void finish() {
+    consumer_destroy();
+    producer_destroy();
     drain_to_idle();
     if (peer.server) check(doca_comch_server_destroy(peer.server), "doca_comch_server_destroy");
     if (peer.client) check(doca_comch_client_destroy(peer.client), "doca_comch_client_destroy");
@@ -255,6 +469,35 @@ void run(const std::string &line) {
         say("SLEEPING");
         ::usleep(static_cast<useconds_t>(ms) * 1000);
         say("AWAKE");
+    } else if (cmd == "CONSUMER") {
+        size_t n = 0, bytes = 0;
+        in >> k >> n >> bytes;
+        doca_comch_connection *c = connection(k);
+        if (c == nullptr) return say("ALLOC_ERR NO_CONNECTION");
+        consumer_create(c, n, bytes);
+    } else if (cmd == "POST") {
+        size_t n = 0;
+        in >> n;
+        post_new(n);
+    } else if (cmd == "CONSUMER_STOP") {
+        consumer_destroy();
+    } else if (cmd == "PRODUCER") {
+        in >> k;
+        doca_comch_connection *c = connection(k);
+        if (c == nullptr) return say("ALLOC_ERR NO_CONNECTION");
+        producer_create(c);
+    } else if (cmd == "PRODUCE") {
+        uint32_t id = 0;
+        std::string imm, text;
+        in >> id >> imm;
+        std::getline(in >> std::ws, text);
+        produce(id, imm, text);
+    } else if (cmd == "PRODUCESIZE") {
+        uint32_t id = 0;
+        size_t bytes = 0;
+        std::string imm = "-";
+        in >> id >> bytes >> imm;
+        produce(id, imm.empty() ? "-" : imm, std::string(bytes, 'y'));
     } else if (cmd == "EXIT") {
         finish();
     } else {
@@ -276,7 +519,7 @@ void setup(const char *role, const char *name) {
         check(doca_comch_server_event_connection_status_changed_register(peer.server, on_connect,
                                                                          on_disconnect),
               "connection register");
-        check(doca_comch_server_event_consumer_register(peer.server, on_consumer, on_consumer),
+        check(doca_comch_server_event_consumer_register(peer.server, on_consumer_new, on_consumer_expired),
               "consumer register");
     } else {
         peer.dev = open_device("host", "0b:00.0");
@@ -285,6 +528,8 @@ void setup(const char *role, const char *name) {
         check(doca_comch_client_task_send_set_conf(peer.client, on_send_done, on_send_done, 256),
               "send conf");
         check(doca_comch_client_event_msg_recv_register(peer.client, on_recv), "recv register");
+        check(doca_comch_client_event_consumer_register(peer.client, on_consumer_new, on_consumer_expired),
+              "consumer register");
     }
     check(doca_pe_connect_ctx(peer.pe, peer.ctx), "doca_pe_connect_ctx");
     check(doca_ctx_set_state_changed_cb(peer.ctx, on_state), "state cb");
@@ -302,7 +547,10 @@ int main(int argc, char **argv) {
     setup(argv[1], argv[2]);
     std::string pending;
     for (;;) {
-        if (doca_pe_progress(peer.pe) != 0) continue;
+        bool busy = doca_pe_progress(peer.pe) != 0;
+        if (peer.consumer_pe != nullptr && doca_pe_progress(peer.consumer_pe) != 0) busy = true;
+        if (peer.producer_pe != nullptr && doca_pe_progress(peer.producer_pe) != 0) busy = true;
+        if (busy) continue;
         pollfd p{STDIN_FILENO, POLLIN, 0};
         if (::poll(&p, 1, 1) <= 0) continue;
         char buf[4096];

@@ -126,7 +126,10 @@ bool doca_comch_client::on_readable(doca_comch_connection *conn) {
         }
         return true;
     }
-    if (header.type == FrameType::data) deliver_message(conn, static_cast<uint32_t>(len));
+    if (header.type == FrameType::data)
+        deliver_message(conn, static_cast<uint32_t>(len));
+    else
+        deliver_consumer_event(conn, header);
     return true;
 }
 

@@ -239,6 +239,20 @@ void Endpoint::deliver_message(doca_comch_connection *conn, uint32_t len) {
     recv_cb_(reinterpret_cast<doca_comch_event_msg_recv *>(this), payload(), len, conn);
 }
 
+void Endpoint::deliver_consumer_event(doca_comch_connection *conn, const FrameHeader &header) {
+    if (header.type != FrameType::consumer_new && header.type != FrameType::consumer_expired) {
+        logger().warn("{} '{}': unexpected frame type {} ignored", type_name(), name_,
+                      static_cast<int>(header.type));
+        return;
+    }
+    bool created = header.type == FrameType::consumer_new;
+    uint32_t id = header.max_msg_size;
+    doca_comch_event_consumer_cb_t cb = created ? consumer_created_cb_ : consumer_expired_cb_;
+    logger().debug("{} '{}': remote consumer {} {}", type_name(), name_, id,
+                   created ? "announced" : "expired");
+    if (cb != nullptr) cb(reinterpret_cast<doca_comch_event_consumer *>(this), conn, id);
+}
+
 // ---- transport helpers
 
 bool Endpoint::watch(int fd, doca_comch_connection *conn) {

@@ -95,8 +95,13 @@ class Endpoint : public doca_ctx {
     // Watches fd for input, tagged with conn (nullptr: the listener).
     bool watch(int fd, doca_comch_connection *conn);
     int epoll_fd() const { return epoll_fd_; }
+
+  public:
     // Sends one frame (header + optional payload); 0, or an errno (EAGAIN when the socket is full).
+    // Public for the data path: a consumer announces itself on its connection's socket.
     static int send_frame(int fd, const FrameHeader &header, const void *payload, uint32_t len);
+
+  protected:
     // Reads one frame into the receive buffer: its payload length (0 for handshake frames), or one
     // of the negative outcomes below.
     static constexpr int64_t kNothing = -1; // nothing to read
@@ -105,6 +110,9 @@ class Endpoint : public doca_ctx {
     uint8_t *payload() { return recv_buf_.data() + sizeof(FrameHeader); }
     // Hands a data frame to the receive callback.
     void deliver_message(doca_comch_connection *conn, uint32_t len);
+    // A consumer_new / consumer_expired frame: the new- or expired-consumer callback (other frame
+    // types are logged and ignored).
+    void deliver_consumer_event(doca_comch_connection *conn, const FrameHeader &header);
     // Closes conn's socket, fails its queued sends with NOT_CONNECTED and frees the slot.
     void drop_connection(doca_comch_connection *conn);
     // Socket buffer sizes that hold recv_queue_size messages.

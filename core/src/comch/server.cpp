@@ -118,8 +118,7 @@ bool doca_comch_server::on_readable(doca_comch_connection *conn) {
     }
     if (conn->state == State::handshaking) return handshake(conn, header);
     if (header.type != FrameType::data) {
-        logger().warn("comch server '{}': unexpected frame type {} ignored", name(),
-                      static_cast<int>(header.type));
+        deliver_consumer_event(conn, header);
         return true;
     }
     deliver_message(conn, static_cast<uint32_t>(len));

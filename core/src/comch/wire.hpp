@@ -12,6 +12,10 @@ enum class FrameType : uint8_t {
     welcome = 2, // server -> client: accepted, with the server's max message size
     refuse = 3,  // server -> client: not accepted (reason), then the server closes
     data = 4,    // either way: one application message follows the header
+    // Data path (doca_comch_consumer): a consumer of the sending side came or went; max_msg_size
+    // carries its id. The receiving side raises its new- / expired-consumer event.
+    consumer_new = 5,
+    consumer_expired = 6,
 };
 
 enum class RefuseReason : uint8_t {
