@@ -210,9 +210,12 @@ uint16_t HostmemChannel::start_chunk(Slot &s) {
 // (made again only when the slot meets another range: another connection's buffer area).
 bool HostmemChannel::attach_bufs(Slot &s, const LocalRange &local) {
     if (!s.host_buf) {
-        auto *base = reinterpret_cast<void *>(imported_from_->host_addr);
-        if (doca_buf_inventory_buf_get_by_args(inv_, import_, base, imported_from_->length, base, 0,
-                                               &s.host_buf) != DOCA_SUCCESS) {
+        // The import's own range: what the exporter really granted, whatever the record says.
+        void *base = nullptr;
+        size_t len = 0;
+        if (doca_mmap_get_memrange(import_, &base, &len) != DOCA_SUCCESS ||
+            doca_buf_inventory_buf_get_by_args(inv_, import_, base, len, base, 0, &s.host_buf) !=
+                DOCA_SUCCESS) {
             s.host_buf = nullptr;
             return false;
         }
