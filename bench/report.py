@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 COLUMNS = ["row", "iops", "mib_s", "avg_us", "p50_us", "p99_us", "p99.9_us", "max_us",
-           "ceiling_iops", "ceiling_mib_s", "ceiling_ratio", "hostmem_ram"]
+           "ceiling_iops", "ceiling_mib_s", "ceiling_ratio", "hostmem_ram", "hostmem_ram_of_ceiling"]
 
 
 def rows_of(out: Path):
@@ -30,16 +30,25 @@ def rows_of(out: Path):
 def add_hostmem_ratio(rows):
     """hostmem-<shape> rows get hostmem_ram: their IOPS over those of ram-<shape> (the same job
     against a namespace in the target's own memory); 0.0 elsewhere. At QD1 it is the inverse of the
-    latency ratio."""
-    ram = {r["row"][len("ram-"):]: r["iops"] for r in rows if r["row"].startswith("ram-")}
+    latency ratio.
+
+    hostmem_ram_of_ceiling: the same comparison made on each row's fraction of its own ceiling
+    (tcp-ceiling runs right after the row): this machine's VM toggles between two speeds from one
+    minute to the next, and a hostmem row measured in the slow phase next to a ram row measured in
+    the fast one says nothing about hostmem. Where both rows saw the same phase the two columns
+    agree."""
+    ram = {r["row"][len("ram-"):]: r for r in rows if r["row"].startswith("ram-")}
     for r in rows:
         shape = r["row"][len("hostmem-"):] if r["row"].startswith("hostmem-") else None
-        r["hostmem_ram"] = r["iops"] / ram[shape] if shape in ram and ram[shape] else 0.0
+        base = ram.get(shape)
+        r["hostmem_ram"] = r["iops"] / base["iops"] if base and base["iops"] else 0.0
+        r["hostmem_ram_of_ceiling"] = (r["ceiling_ratio"] / base["ceiling_ratio"]
+                                       if base and base["ceiling_ratio"] else 0.0)
 
 
 def print_table(rows):
     head = f"{'row':<32} {'IOPS':>9} {'MiB/s':>8} {'avg us':>7} {'p50':>7} {'p99':>7} {'p99.9':>7} " \
-           f"{'ceiling IOPS':>12} {'of ceiling':>10} {'hostmem/ram':>11}"
+           f"{'ceiling IOPS':>12} {'of ceiling':>10} {'hostmem/ram':>11} {'same, of ceil':>13}"
     print(head)
     print("-" * len(head))
     lab = False
@@ -50,8 +59,13 @@ def print_table(rows):
         else:
             ceiling, ratio = f"{r['ceiling_iops']:>12.0f}", f"{100 * r['ceiling_ratio']:>9.1f}%"
         vs_ram = f"{100 * r['hostmem_ram']:>10.1f}%" if r["hostmem_ram"] else f"{'':>11}"
+        if r["hostmem_ram_of_ceiling"]:
+            vs_ram += f" {100 * r['hostmem_ram_of_ceiling']:>12.1f}%"
         print(f"{r['row']:<32} {r['iops']:>9.0f} {r['mib_s']:>8.1f} {r['avg_us']:>7.1f} {r['p50_us']:>7.1f} "
               f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {ceiling} {ratio} {vs_ram}")
+    if any(r["hostmem_ram"] for r in rows):
+        print("hostmem/ram: IOPS over the ram row's; 'same, of ceil': each row's fraction of its own "
+              "tcp-ceiling (taken right after it) over the ram row's, which cancels the VM's speed changes.")
     if lab:
         print("lab-rdma-* rows: kernel nvme-rdma + fio against skiff-target over soft-RoCE inside the lab VM "
               "under TCG emulation; compare poll with dpa only, not with the rows above.")
@@ -90,7 +104,7 @@ def main():
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for r in rows:
-            w.writerow([r["row"]] + [f"{r[c]:.4f}" if c in ("ceiling_ratio", "hostmem_ram") else f"{r[c]:.1f}" for c in COLUMNS[1:]])
+            w.writerow([r["row"]] + [f"{r[c]:.4f}" if c in ("ceiling_ratio", "hostmem_ram", "hostmem_ram_of_ceiling") else f"{r[c]:.1f}" for c in COLUMNS[1:]])
     (out / "results.json").write_text(json.dumps(
         {"rows": [{k: r[k] for k in COLUMNS + ["profile", "skiff", "ceiling"]} for r in rows]}, indent=2) + "\n")
     write_chart(out, rows)

@@ -72,8 +72,10 @@ Status HostmemChannel::start() {
 
 // Runs on the group thread once in_flight() == 0 (block_device.hpp): no task is outstanding.
 HostmemChannel::~HostmemChannel() {
+    for (auto &slot : slots_) free_task(slot);
     drop_import();
     drop_local_areas();
+    release_local_bufs(); // those on the bounce buffers
     if (dma_) {
         doca_ctx *ctx = doca_dma_as_ctx(dma_);
         doca_ctx_states s{};
@@ -175,49 +177,82 @@ uint16_t HostmemChannel::start_chunk(Slot &s) {
         local = zero_buf_;
         break;
     }
-    doca_mmap *local_mmap = local_mmap_for(local, s.chunk);
-    if (!local_mmap) return kInternal;
-    const ExportRecord *record = imported_from_;
-    void *remote = reinterpret_cast<void *>(record->host_addr + io.offset + s.done);
+    LocalRange range;
+    if (!local_range_for(local, s.chunk, range) || !attach_bufs(s, range)) return kInternal;
+    auto *remote = reinterpret_cast<uint8_t *>(imported_from_->host_addr + io.offset + s.done);
     size_t n = s.chunk;
-    if (doca_buf_inventory_buf_get_by_args(inv_, import_, remote, n, remote, to_host ? 0 : n, &s.host_buf) !=
-        DOCA_SUCCESS)
+    // The source's data region is the bytes to copy; the destination's is empty, the copy lands
+    // in its tailroom.
+    if (doca_buf_set_data(s.host_buf, remote, to_host ? 0 : n) != DOCA_SUCCESS ||
+        doca_buf_set_data(s.local_buf, local, to_host ? n : 0) != DOCA_SUCCESS)
         return kInternal;
-    if (doca_buf_inventory_buf_get_by_args(inv_, local_mmap, local, n, local, to_host ? n : 0,
-                                           &s.local_buf) != DOCA_SUCCESS) {
-        doca_buf_dec_refcount(s.host_buf, nullptr);
-        s.host_buf = nullptr;
-        return kInternal;
-    }
-    doca_data ud{};
-    ud.ptr = &s;
-    doca_dma_task_memcpy *task = nullptr;
     doca_buf *src = to_host ? s.local_buf : s.host_buf, *dst = to_host ? s.host_buf : s.local_buf;
-    if (doca_dma_task_memcpy_alloc_init(dma_, src, dst, ud, &task) != DOCA_SUCCESS) return kInternal;
-    if (doca_task_submit(doca_dma_task_memcpy_as_task(task)) != DOCA_SUCCESS) {
-        doca_task_free(doca_dma_task_memcpy_as_task(task));
+    if (s.task) {
+        doca_dma_task_memcpy_set_src(s.task, src);
+        doca_dma_task_memcpy_set_dst(s.task, dst);
+    } else {
+        doca_data ud{};
+        ud.ptr = &s;
+        if (doca_dma_task_memcpy_alloc_init(dma_, src, dst, ud, &s.task) != DOCA_SUCCESS) {
+            s.task = nullptr;
+            return kInternal;
+        }
+    }
+    if (doca_task_submit(doca_dma_task_memcpy_as_task(s.task)) != DOCA_SUCCESS) {
+        free_task(s);
         return kInternal;
     }
     ++dma_tasks_;
     return 0;
 }
 
+// The slot's bufs: one over the whole import (made once per import), one over the local range
+// (made again only when the slot meets another range: another connection's buffer area).
+bool HostmemChannel::attach_bufs(Slot &s, const LocalRange &local) {
+    if (!s.host_buf) {
+        // The import's own range: what the exporter really granted, whatever the record says.
+        void *base = nullptr;
+        size_t len = 0;
+        if (doca_mmap_get_memrange(import_, &base, &len) != DOCA_SUCCESS ||
+            doca_buf_inventory_buf_get_by_args(inv_, import_, base, len, base, 0, &s.host_buf) !=
+                DOCA_SUCCESS) {
+            s.host_buf = nullptr;
+            return false;
+        }
+    }
+    if (s.local_mmap == local.mmap) return true;
+    if (s.local_buf) doca_buf_dec_refcount(s.local_buf, nullptr);
+    s.local_buf = nullptr;
+    s.local_mmap = nullptr;
+    if (doca_buf_inventory_buf_get_by_args(inv_, local.mmap, local.base, local.len, local.base, 0,
+                                           &s.local_buf) != DOCA_SUCCESS) {
+        s.local_buf = nullptr;
+        return false;
+    }
+    s.local_mmap = local.mmap;
+    return true;
+}
+
 // Inside the group's doca_pe_progress.
 void HostmemChannel::on_done(doca_dma_task_memcpy *task, doca_data task_ud, doca_data ctx_ud) {
     auto *self = static_cast<HostmemChannel *>(ctx_ud.ptr);
-    doca_task *t = doca_dma_task_memcpy_as_task(task);
-    doca_error_t result = doca_task_get_status(t);
-    doca_task_free(t);
+    auto &s = *static_cast<Slot *>(task_ud.ptr);
+    doca_error_t result = doca_task_get_status(doca_dma_task_memcpy_as_task(task));
     --self->dma_tasks_;
-    self->chunk_done(*static_cast<Slot *>(task_ud.ptr), result);
+    // A failed task stops the ctx (as on hardware), which reaches IDLE, and can start again, only
+    // once every task is freed: the slots give theirs back until it runs again.
+    if (result != DOCA_SUCCESS) {
+        self->free_task(s);
+        self->free_idle_tasks();
+    } else if (!self->ctx_running()) {
+        self->free_task(s);
+    }
+    self->chunk_done(s, result);
     self->start_waiting();
 }
 
 void HostmemChannel::chunk_done(Slot &s, doca_error_t result) {
     BackendIo &io = *s.io;
-    doca_buf_dec_refcount(s.host_buf, nullptr);
-    doca_buf_dec_refcount(s.local_buf, nullptr);
-    s.host_buf = s.local_buf = nullptr;
     uint16_t st = 0;
     if (result == DOCA_ERROR_NOT_CONNECTED || (result == DOCA_ERROR_SHUTDOWN && !dev_.accessible())) {
         if (result == DOCA_ERROR_NOT_CONNECTED) {
@@ -292,7 +327,9 @@ bool HostmemChannel::import_ready(const ExportRecord *record, bool &usable) {
     return true;
 }
 
+// No task is in flight (or the channel is closing).
 void HostmemChannel::drop_import() {
+    release_host_bufs();
     if (import_) doca_mmap_destroy(import_);
     import_ = nullptr;
     imported_from_ = nullptr;
@@ -300,29 +337,68 @@ void HostmemChannel::drop_import() {
 
 // Looks the buffer up among the areas this channel registered; the first I/O in a new
 // connection's area registers it (once).
-doca_mmap *HostmemChannel::local_mmap_for(uint8_t *p, size_t len) {
-    if (p >= buffers_ && p + len <= buffers_ + buffers_len_) return buffers_mmap_;
+bool HostmemChannel::local_range_for(uint8_t *p, size_t len, LocalRange &out) {
+    if (p >= buffers_ && p + len <= buffers_ + buffers_len_) {
+        out = {buffers_, buffers_len_, buffers_mmap_};
+        return true;
+    }
     for (size_t i = 0; i < area_count_; ++i) {
         const auto &a = areas_[i].area;
-        if (p >= a.base && p + len <= a.base + a.len) return areas_[i].mmap;
+        if (p >= a.base && p + len <= a.base + a.len) {
+            out = {a.base, a.len, areas_[i].mmap};
+            return true;
+        }
     }
     nvmeof::transport::BufferArea area;
     if (!nvmeof::transport::buffer_areas::find(p, len, area)) {
         logger()->error("hostmem backend: I/O buffer {} is in no registered transport buffer area",
                         static_cast<void *>(p));
-        return nullptr;
+        return false;
     }
     if (area_count_ == kMaxAreas) {
-        if (dma_tasks_) return nullptr; // every area busy: rare (64 connections on one group)
+        if (dma_tasks_) return false; // every area busy: rare (64 connections on one group)
         drop_local_areas();
     }
     doca_mmap *m = register_local(area.base, area.len);
-    if (!m) return nullptr;
+    if (!m) return false;
     areas_[area_count_++] = {area, m};
-    return m;
+    out = {area.base, area.len, m};
+    return true;
+}
+
+void HostmemChannel::release_host_bufs() {
+    for (auto &s : slots_) {
+        if (s.host_buf) doca_buf_dec_refcount(s.host_buf, nullptr);
+        s.host_buf = nullptr;
+    }
+}
+
+void HostmemChannel::release_local_bufs() {
+    for (auto &s : slots_) {
+        if (s.local_buf) doca_buf_dec_refcount(s.local_buf, nullptr);
+        s.local_buf = nullptr;
+        s.local_mmap = nullptr;
+    }
+}
+
+void HostmemChannel::free_task(Slot &s) {
+    if (s.task) doca_task_free(doca_dma_task_memcpy_as_task(s.task));
+    s.task = nullptr;
+}
+
+// The tasks of the slots no I/O holds (the others come back through on_done).
+void HostmemChannel::free_idle_tasks() {
+    for (Slot *s : free_slots_) free_task(*s);
+}
+
+bool HostmemChannel::ctx_running() const {
+    doca_ctx_states st{};
+    doca_ctx_get_state(doca_dma_as_ctx(dma_), &st);
+    return st == DOCA_CTX_STATE_RUNNING;
 }
 
 void HostmemChannel::drop_local_areas() {
+    if (area_count_ != 0) release_local_bufs();
     for (size_t i = 0; i < area_count_; ++i) doca_mmap_destroy(areas_[i].mmap);
     area_count_ = 0;
 }

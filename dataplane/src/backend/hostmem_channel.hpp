@@ -45,16 +45,27 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
 
   private:
     // One I/O under way: its DMA chunks run one after the other (Write Zeroes and long Compares
-    // take several; Read and Write one).
+    // take several; Read and Write one). The slot keeps its DMA task and its two bufs from one I/O
+    // to the next (DOCA lets a completed task be resubmitted and a buf's data region be moved), so
+    // an I/O costs two doca_buf_set_data and a submit: no inventory, no task pool on the data path.
     struct Slot {
         nvmeof::target::BackendIo *io = nullptr;
-        uint8_t *bounce = nullptr; // Compare: the stored bytes land here
-        uint64_t done = 0;         // bytes finished
-        uint64_t chunk = 0;        // bytes of the task under way
-        doca_buf *host_buf = nullptr, *local_buf = nullptr;
+        uint8_t *bounce = nullptr;            // Compare: the stored bytes land here
+        uint64_t done = 0;                    // bytes finished
+        uint64_t chunk = 0;                   // bytes of the task under way
+        doca_dma_task_memcpy *task = nullptr; // allocated while the ctx runs; freed when it stops
+        doca_buf *host_buf = nullptr;         // the whole import; data region set per task
+        doca_buf *local_buf = nullptr;        // the whole local range local_mmap; likewise
+        doca_mmap *local_mmap = nullptr;
     };
     struct LocalArea {
         nvmeof::transport::BufferArea area;
+        doca_mmap *mmap = nullptr;
+    };
+    // A registered local range an I/O buffer lies in.
+    struct LocalRange {
+        uint8_t *base = nullptr;
+        size_t len = 0;
         doca_mmap *mmap = nullptr;
     };
     static constexpr size_t kMaxAreas = 64;
@@ -70,7 +81,13 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     // false: the import must change but DMA is still in flight on the old one.
     bool import_ready(const ExportRecord *record, bool &usable);
     void drop_import();
-    doca_mmap *local_mmap_for(uint8_t *p, size_t len);
+    bool local_range_for(uint8_t *p, size_t len, LocalRange &out);
+    bool attach_bufs(Slot &s, const LocalRange &local);
+    void release_host_bufs();
+    void release_local_bufs();
+    void free_task(Slot &s);
+    void free_idle_tasks();
+    bool ctx_running() const;
     void drop_local_areas();
     doca_mmap *register_local(uint8_t *base, size_t len);
     static void on_done(doca_dma_task_memcpy *task, doca_data task_ud, doca_data ctx_ud);
