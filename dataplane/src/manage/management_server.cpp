@@ -195,15 +195,7 @@ void ManagementServer::run() {
             while ((nl = c.in.find('\n')) != std::string::npos) {
                 std::string line = c.in.substr(0, nl);
                 c.in.erase(0, nl + 1);
-                json req = json::parse(line, nullptr, false);
-                json resp =
-                    req.is_discarded()
-                        ? json{{"jsonrpc", "2.0"},
-                               {"id", nullptr},
-                               {"error",
-                                {{"code", kRpcParseError}, {"message", "the request is not valid JSON"}}}}
-                        : handle(req);
-                std::string out = resp.dump() + "\n";
+                std::string out = handle_line(line) + "\n";
                 for (size_t off = 0; off < out.size();) {
                     ssize_t w = ::write(c.fd, out.data() + off, out.size() - off);
                     if (w <= 0) break;
@@ -214,6 +206,19 @@ void ManagementServer::run() {
         std::erase_if(clients, [](const Client &c) { return c.fd < 0; });
     }
     for (auto &c : clients) ::close(c.fd);
+}
+
+std::string ManagementServer::handle_line(const std::string &line) {
+    json req = json::parse(line, nullptr, false);
+    json resp =
+        req.is_discarded()
+            ? json{{"jsonrpc", "2.0"},
+                   {"id", nullptr},
+                   {"error", {{"code", kRpcParseError}, {"message", "the request is not valid JSON"}}}}
+            : handle(req);
+    // A request may carry any bytes; the answer is JSON whatever they were (invalid UTF-8 in a
+    // string echoed back becomes U+FFFD instead of an exception).
+    return resp.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 json ManagementServer::handle(const json &request) {
