@@ -93,6 +93,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.hpda = (opts >> 2) & 7;
     cfg.timeout = std::chrono::milliseconds(2000); // the target always closes: never reached
     auto q = host::TcpQueue::connect(cfg);
+    const bool trace = std::getenv("SKIFF_FUZZ_LOG") != nullptr;
+    if (!q && trace) std::fprintf(stderr, "host_rx_stream: connect failed: %s\n", q.error().message.c_str());
     if (q) {
         auto &queue = **q;
         std::vector<uint8_t> rbuf(12 * 1024), wbuf(10 * 1024, 0x5c);
@@ -118,9 +120,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             while (queue.pop_completion(c)) {
                 SKIFF_FUZZ_CHECK(outstanding[c.cid]);
                 outstanding[c.cid] = false;
+                if (trace) std::fprintf(stderr, "host_rx_stream: cid %u status %#x\n", c.cid, c.status());
             }
             if (!n) break;
         }
+        if (trace && queue.failed())
+            std::fprintf(stderr, "host_rx_stream: queue failed: %s\n", queue.failure().message.c_str());
         queue.close();
     }
     target.join();
