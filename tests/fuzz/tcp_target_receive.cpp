@@ -5,9 +5,12 @@
 // Input: [split seed: 2 bytes][the byte stream the host sends]. The stream goes into one end of a
 // real socketpair in chunks whose sizes the seed draws (1 byte to 4 KiB), the connection reading
 // the other end; the target's answers are read and dropped. At the end the host side closes.
+// A resident controller (cntlid 1) lives across inputs, so "Connect I/O queue to controller 1"
+// in a stream reaches the I/O commands.
 // Properties: no crash, no sanitizer report, and once the connection is gone every controller
 // it created is gone too (nothing leaks across inputs).
 #include "fuzz_input.hpp"
+#include "fuzz_queue.hpp"
 #include "fuzz_target.hpp"
 #include "tcp/tcp_queue_pair.hpp"
 
@@ -25,6 +28,21 @@ namespace {
 fuzz::FuzzTarget &the_target() {
     static fuzz::FuzzTarget t;
     return t;
+}
+
+// A controller that outlives every input (cntlid 1, no keep-alive), so an input's I/O queue
+// Connect naming it succeeds and its commands reach the I/O path; the admin queue of an input's
+// own association is made and torn down within the input.
+fuzz::FuzzQueue &resident_admin() {
+    static fuzz::FuzzQueue *admin = [] {
+        auto &ft = the_target();
+        auto *q = new fuzz::FuzzQueue(ft.target, ft.port);
+        uint16_t cntlid = 0;
+        if (fuzz::connect(*q, 0, 0xFFFF, fuzz::kSubNqn, cntlid) != 0 || cntlid != 1 || fuzz::enable(*q) != 0)
+            std::abort();
+        return q;
+    }();
+    return *admin;
 }
 
 void drain(int fd) {
@@ -46,6 +64,7 @@ void turn(nvmeof::tcp::TcpQueuePair &qp, int host_fd, uint64_t &now_ms) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto &ft = the_target();
+    (void)resident_admin();
     fuzz::Input in(data, size);
     uint32_t seed = in.u16() | 0x10000u;
     auto stream = in.rest();
@@ -74,6 +93,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         SKIFF_FUZZ_CHECK(qp->finished());
     } // the connection closes fds[0]
     ::close(fds[1]);
-    SKIFF_FUZZ_CHECK(ft.target.controller_count() == 0);
+    SKIFF_FUZZ_CHECK(ft.target.controller_count() == 1); // only the resident one
     return 0;
 }
