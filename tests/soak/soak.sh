@@ -156,7 +156,8 @@ while [ $SECONDS -lt $end ] && alive && kill -0 "$gpid" 2>/dev/null; do
   sleep $((2 + RANDOM % 5))
   case $((RANDOM % 5)) in
     0) # kill the relay of one of the guest's connections: the kernel must reconnect
-       mapfile -t relays < <(pgrep -f "socat .*TCP4:127.0.0.1:$port")
+       # Only socat processes (qemu's own command line names the same socat arguments).
+       mapfile -t relays < <(pgrep -a -x socat | awk -v p="TCP4:127.0.0.1:$port," 'index($0, p) { print $1 }')
        if [ ${#relays[@]} -gt 0 ]; then kill -KILL "${relays[RANDOM % ${#relays[@]}]}" 2>/dev/null && count relay-kill; fi ;;
     1) if [ $ns3 = 0 ]; then
          "$bin/skiff-ctl" --socket "$sock" namespace add "$nqn" --nsid 3 --kind ram --size 8MiB >/dev/null && ns3=1 && count ns-add
