@@ -110,14 +110,19 @@ ios=0 verify_errors=0 passes=0 failed_passes=0
 ( cycles=0 fails=0
   hostb=nqn.2014-08.org.nvmexpress:uuid:5eed5eed-0000-4000-8000-00000000000b
   while [ ! -e "$WORK/stop" ]; do
-    if nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" -q "$hostb" --nr-io-queues 1 >/dev/null 2>&1; then
+    # Its own host ID too: the kernel refuses a second host NQN with the host ID host A uses.
+    if nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" -q "$hostb" -I 5eed5eed-0000-4000-8000-00000000000b \
+        --nr-io-queues 1 >/tmp/hostb.err 2>&1; then
       sleep $((1 + RANDOM % 3))
       # Host B only (by its controller; "disconnect -n" would take host A too).
       for d in /sys/class/nvme/nvme*; do
         [ "$(cat $d/hostnqn 2>/dev/null)" = "$hostb" ] && nvme disconnect -d "$(basename $d)" >/dev/null 2>&1
       done
       cycles=$((cycles + 1))
-    else fails=$((fails + 1)); sleep 1; fi
+    else
+      [ $fails = 0 ] && { echo "host B: connect failed:"; cat /tmp/hostb.err; }
+      fails=$((fails + 1)); sleep 1
+    fi
   done
   echo "hostb_cycles=$cycles hostb_connect_failures=$fails" >/tmp/hostb ) &
 hostb_pid=$!
