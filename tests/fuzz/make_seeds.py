@@ -255,8 +255,8 @@ def management_rpc():
         req("namespace.remove", {"nqn": nqn, "nsid": 2}, 2)
     seeds["subsystem"] = req("subsystem.add", {"subsystem": {"nqn": nqn + "-2", "namespaces": [{"nsid": 1, "backend": "r2"}]}}) + \
         b"\n" + req("subsystem.remove", {"nqn": nqn + "-2"}, 2)
-    seeds["error_inject"] = req("backend.add", {"backend": {"name": "e1", "kind": "error", "base": "r2"}}) + b"\n" + \
-        req("error.inject", {"backend": "e1", "op": "read", "count": 2, "status": "unrecovered-read"}, 2)
+    seeds["error_inject"] = req("backend.add", {"backend": {"name": "e1", "kind": "error", "base": {"kind": "ram", "size": "1MiB"}}}) + b"\n" + \
+        req("error.inject", {"backend": "e1", "op": "read", "count": 2, "status": 641}, 2)
     seeds["reload"] = req("reload") + b"\n" + req("config.apply", {"config": {"backends": []}}, 2)
     seeds["bad"] = b"{\"jsonrpc\": 2}\n[1,2]\nnot json\n" + req("nope", id_="x")
     return seeds
