@@ -110,8 +110,9 @@ ios=0 verify_errors=0 passes=0 failed_passes=0
 ( cycles=0 fails=0
   hostb=nqn.2014-08.org.nvmexpress:uuid:5eed5eed-0000-4000-8000-00000000000b
   while [ ! -e "$WORK/stop" ]; do
-    # Its own host ID too: the kernel refuses a second host NQN with the host ID host A uses.
-    if nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" -q "$hostb" -I 5eed5eed-0000-4000-8000-00000000000b \
+    # Its own host ID, and -D: nvme-cli refuses a second connection to the same address and
+    # subsystem ("already connected") even from another host NQN.
+    if nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" -q "$hostb" -I 5eed5eed-0000-4000-8000-00000000000b -D \
         --nr-io-queues 1 >/tmp/hostb.err 2>&1; then
       sleep $((1 + RANDOM % 3))
       # Host B only (by its controller; "disconnect -n" would take host A too).
