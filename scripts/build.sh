@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of skiff.
-#   scripts/build.sh [release|debug|asan|arm64]   (default: release)
+#   scripts/build.sh [release|debug|asan|arm64|fuzz]   (default: release)
 # Build folders: build/ (release), build-debug/, build-asan/ (ASan + UBSan), build-arm64/ (aarch64
-# cross build for BlueField's Arm cores; scripts/test-arm64.sh runs its tests under qemu-user).
+# cross build for BlueField's Arm cores; scripts/test-arm64.sh runs its tests under qemu-user),
+# build-fuzz/ (clang-14, libFuzzer + ASan + UBSan: only the libraries and the tests/fuzz harnesses;
+# scripts/fuzz.sh runs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 flavour="${1:-release}"
+target=() # everything, unless the flavour names its targets
 case "$flavour" in
   release) dir=build;       args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
   debug)   dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
@@ -17,7 +20,12 @@ case "$flavour" in
                                   "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG"
                                   -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-linux-gnu.cmake)
            scripts/install-deps-arm64.sh >&2 ;;
-  *) echo "usage: $0 [release|debug|asan|arm64]" >&2; exit 2 ;;
+  # -O1: libFuzzer's recommended trade between executions per second and the sanitizers' reach.
+  fuzz)    dir=build-fuzz;  args=(-DCMAKE_BUILD_TYPE=Debug -DSKIFF_FUZZ=ON -DSKIFF_BUILD_BENCH=OFF -DSKIFF_BUILD_TESTS=OFF
+                                  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+                                  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only")
+           target=(--target skiff-fuzzers) ;;
+  *) echo "usage: $0 [release|debug|asan|arm64|fuzz]" >&2; exit 2 ;;
 esac
 
 jobs="${SKIFF_JOBS:-$(nproc)}"
@@ -30,5 +38,5 @@ fi
 cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
 # The build's own output goes to stderr: callers take the folder from the last line of stdout
 # (dir=$(scripts/build.sh ...)), and a compile error must still reach the log.
-cmake --build "$dir" -j "$jobs" >&2
+cmake --build "$dir" -j "$jobs" "${target[@]}" >&2
 echo "$dir"

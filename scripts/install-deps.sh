@@ -8,6 +8,8 @@ PACKAGES=(
   libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
   libaio-dev libnvme-dev libisal-dev libsystemd-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the fuzz build (scripts/build.sh fuzz, scripts/fuzz.sh): clang with libFuzzer and its sanitizers
+  clang-14 libclang-rt-14-dev
   iproute2 procps python3
   # the lab VM (tests/lab/vm/build-image checks the same list): qemu under TCG, debootstrap for
   # the guest image, busybox + cpio for its initramfs, socat for the guest-to-host relay

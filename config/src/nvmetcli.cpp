@@ -104,8 +104,9 @@ json import_port(JsonReader &r, const json &port, const std::string &p, json &tr
     if (port.contains("ana_groups") && port["ana_groups"].is_array())
         for (size_t g = 0; g < port["ana_groups"].size(); ++g) {
             const json &grp = port["ana_groups"][g];
-            if (grp.is_object() && grp.contains("ana") &&
-                grp["ana"].value("state", "optimized") != "optimized")
+            // Compared as JSON: an "ana" or "state" of another type must not throw out of the import.
+            if (grp.is_object() && grp.contains("ana") && grp["ana"].is_object() &&
+                grp["ana"].contains("state") && grp["ana"]["state"] != "optimized")
                 r.warning(index(join(p, "ana_groups"), g),
                           "ANA states are not reported yet; the group's namespaces keep their ANA group id");
         }
@@ -140,6 +141,10 @@ json import_subsystem(JsonReader &r, const json &s, const std::string &p, json &
     if (!out.contains("allow_any_host")) out["allow_any_host"] = out["allowed_hosts"].empty();
     out["namespaces"] = json::array();
     const json namespaces = s.value("namespaces", json::array());
+    if (!namespaces.is_array()) { // size() and [n] below need an array (a string has size 1)
+        r.error(join(p, "namespaces"), "expected an array of namespace objects, got " + quote(namespaces));
+        return out;
+    }
     for (size_t n = 0; n < namespaces.size(); ++n) {
         const json &ns = namespaces[n];
         const std::string np = index(join(p, "namespaces"), n);

@@ -47,6 +47,16 @@ std::string str(const json &params, const char *key, const char *expected) {
     return param(params, key, json::value_t::string, expected).get<std::string>();
 }
 
+// An optional parameter of a given type: `fallback` when absent, an error naming it when present
+// with another type (json::value would throw a type_error out of the server instead).
+bool opt_bool(const json &params, const char *key, bool fallback) {
+    return params.contains(key) ? param(params, key, json::value_t::boolean, "true or false").get<bool>()
+                                : fallback;
+}
+std::string opt_str(const json &params, const char *key, const std::string &fallback, const char *expected) {
+    return params.contains(key) ? str(params, key, expected) : fallback;
+}
+
 // The entry of doc[section] whose `key` equals value, or end.
 json::iterator find_entry(json &doc, const char *section, const char *key, const json &value) {
     json &list = doc[section];
@@ -104,7 +114,7 @@ json error_inject(LiveConfig &live, const json &params) {
                 std::to_string(delay)};
     uint16_t status =
         code ? nvmeof::wire::Status::make(static_cast<uint8_t>(code >> 8), static_cast<uint8_t>(code & 0xFF),
-                                          params.value("dnr", false))
+                                          opt_bool(params, "dnr", false))
              : 0;
     dev->inject(op, static_cast<uint32_t>(count), status, static_cast<uint32_t>(delay));
     skiff::log::get("manage")->info("error backend {}: the next {} {} command(s): delay {} us, status {:#x}",
@@ -195,15 +205,7 @@ void ManagementServer::run() {
             while ((nl = c.in.find('\n')) != std::string::npos) {
                 std::string line = c.in.substr(0, nl);
                 c.in.erase(0, nl + 1);
-                json req = json::parse(line, nullptr, false);
-                json resp =
-                    req.is_discarded()
-                        ? json{{"jsonrpc", "2.0"},
-                               {"id", nullptr},
-                               {"error",
-                                {{"code", kRpcParseError}, {"message", "the request is not valid JSON"}}}}
-                        : handle(req);
-                std::string out = resp.dump() + "\n";
+                std::string out = handle_line(line) + "\n";
                 for (size_t off = 0; off < out.size();) {
                     ssize_t w = ::write(c.fd, out.data() + off, out.size() - off);
                     if (w <= 0) break;
@@ -216,11 +218,25 @@ void ManagementServer::run() {
     for (auto &c : clients) ::close(c.fd);
 }
 
+std::string ManagementServer::handle_line(const std::string &line) {
+    json req = json::parse(line, nullptr, false);
+    json resp =
+        req.is_discarded()
+            ? json{{"jsonrpc", "2.0"},
+                   {"id", nullptr},
+                   {"error", {{"code", kRpcParseError}, {"message", "the request is not valid JSON"}}}}
+            : handle(req);
+    // A request may carry any bytes; the answer is JSON whatever they were (invalid UTF-8 in a
+    // string echoed back becomes U+FFFD instead of an exception).
+    return resp.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 json ManagementServer::handle(const json &request) {
     json resp = {{"jsonrpc", "2.0"}, {"id", request.is_object() ? request.value("id", json()) : json()}};
     try {
-        if (!request.is_object() || request.value("jsonrpc", "") != "2.0" || !request.contains("method") ||
-            !request["method"].is_string())
+        // Compared as JSON values: a member of another type is a wrong request, not an exception.
+        if (!request.is_object() || !request.contains("jsonrpc") || request["jsonrpc"] != "2.0" ||
+            !request.contains("method") || !request["method"].is_string())
             throw RpcError{
                 kRpcInvalidRequest,
                 "expected {\"jsonrpc\": \"2.0\", \"method\": \"...\", \"params\": {...}, \"id\": 1}"};
@@ -230,7 +246,16 @@ json ManagementServer::handle(const json &request) {
     } catch (const RpcError &e) {
         resp["error"] = {{"code", e.code}, {"message", e.message}};
         if (!e.data.is_null()) resp["error"]["data"] = e.data;
-        skiff::log::get("manage")->warn("{}: {}", request.value("method", std::string("?")), e.message);
+    } catch (const json::exception &e) {
+        // A member of an unexpected type that no check above caught: the request is wrong, the
+        // server must answer and keep serving (an exception here would end the target).
+        resp["error"] = {{"code", kRpcInvalidParams}, {"message", std::string("params: ") + e.what()}};
+    }
+    if (resp.contains("error")) {
+        const json *m = request.is_object() && request.contains("method") ? &request["method"] : nullptr;
+        skiff::log::get("manage")->warn("{}: {}",
+                                        m && m->is_string() ? m->get<std::string>() : std::string("?"),
+                                        resp["error"]["message"].get<std::string>());
     }
     return resp;
 }
@@ -293,7 +318,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         if (it == s["namespaces"].end())
             throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
                                                   s["nqn"].get<std::string>()};
-        if (!params.value("keep_backend", false)) remove_backend(doc, (*it)["backend"]);
+        if (!opt_bool(params, "keep_backend", false)) remove_backend(doc, (*it)["backend"]);
         s["namespaces"].erase(it);
     } else if (method == "backend.add") {
         doc["backends"].push_back(param(params, "backend", json::value_t::object, "a backend object"));
@@ -308,7 +333,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         std::string addr = str(params, "addr", "an IPv4 address");
         uint64_t port =
             param(params, "port", json::value_t::number_unsigned, "a port number").get<uint64_t>();
-        std::string trtype = params.value("trtype", "tcp");
+        std::string trtype = opt_str(params, "trtype", "tcp", "\"tcp\" or \"rdma\"");
         auto &list = doc["listeners"];
         auto before = list.size();
         list.erase(std::remove_if(list.begin(), list.end(),

@@ -36,6 +36,8 @@ class ManagementServer {
 
     // One request object -> one response object (also used by tests without a socket).
     nlohmann::json handle(const nlohmann::json &request);
+    // One line off the socket (any bytes) -> the response line, without its newline.
+    std::string handle_line(const std::string &line);
 
   private:
     void run();

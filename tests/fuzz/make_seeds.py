@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz harnesses (tests/fuzz/<harness>/corpus/).
+
+The seeds are small, valid inputs that reach deep into each entry point, so the fuzzer starts
+from working exchanges and mutates them: an NVMe/TCP session from ICReq to reads, writes, R2T
++ H2CData, digests and a TermReq; SQEs for every command family; a target's answers to the
+host queue; configurations; JSON-RPC requests; hostmem control lines; export descriptors.
+Run it again after changing a wire format; the fuzzers add their own finds to a scratch corpus,
+not here. Usage: tests/fuzz/make_seeds.py [--out tests/fuzz]
+"""
+import argparse
+import json
+import os
+import struct
+
+SUBNQN = b"nqn.2026-11.io.skiff:fuzz"
+HOSTNQN = b"nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-0908-0706-050403020100"
+DISCNQN = b"nqn.2014-08.org.nvmexpress.discovery"
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def sgl(addr=0, length=0, ident=0x01):
+    return struct.pack("<QI3xB", addr, length, ident)
+
+
+def sqe(opcode, cid=0, nsid=0, cdw10=0, cdw11=0, cdw12=0, cdw13=0, cdw14=0, cdw15=0, flags=0, dptr=None):
+    return struct.pack("<BBHIIIQ", opcode, flags, cid, nsid, 0, 0, 0) + (dptr or sgl(0, 0, 0x5A)) + \
+        struct.pack("<6I", cdw10, cdw11, cdw12, cdw13, cdw14, cdw15)
+
+
+def connect_sqe(qid, sqsize, cid=0, kato=0, length=1024):
+    return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 0x01) + sgl(0, length, 0x01) + \
+        struct.pack("<HHHBBI12x", 0, qid, sqsize, 0, 0, kato)
+
+
+def property_sqe(set_, offset, value=0, cid=0, attrib=0):
+    return struct.pack("<BBHB35xB3xIQ8x", 0x7F, 0x40, cid, 0x00 if set_ else 0x04, attrib, offset, value)
+
+
+def connect_data(cntlid=0xFFFF, subnqn=SUBNQN):
+    return bytes([0x5A] * 16) + struct.pack("<H", cntlid) + bytes(238) + subnqn.ljust(256, b"\0") + \
+        HOSTNQN.ljust(256, b"\0") + bytes(256)
+
+
+class TcpStream:
+    """The host's side of an NVMe/TCP connection to the target."""
+
+    def __init__(self, hdgst=False, ddgst=False):
+        self.hdgst, self.ddgst = hdgst, ddgst
+        self.out = b""
+
+    def icreq(self, hpda=0, maxr2t=0):
+        dgst = (1 if self.hdgst else 0) | (2 if self.ddgst else 0)
+        self.out += struct.pack("<BBBBIHBBI112x", 0, 0, 128, 0, 128, 0, hpda, dgst, maxr2t)
+        return self
+
+    def pdu(self, ptype, header_rest, data=b"", flags=0):
+        hlen = 8 + len(header_rest)
+        hd = 4 if self.hdgst else 0
+        pdo = 0
+        dd = 4 if self.ddgst and data else 0
+        if data:
+            pdo = hlen + hd
+        plen = hlen + hd + len(data) + dd
+        flags |= (1 if self.hdgst else 0) | (2 if dd else 0)
+        hdr = struct.pack("<BBBBI", ptype, flags, hlen, pdo, plen) + header_rest
+        self.out += hdr
+        if hd:
+            self.out += struct.pack("<I", crc32c(hdr))
+        self.out += data
+        if dd:
+            self.out += struct.pack("<I", crc32c(data))
+        return self
+
+    def capsule(self, cmd, data=b""):
+        return self.pdu(0x04, cmd, data)
+
+    def h2c(self, cid, ttag, offset, data, last=True):
+        return self.pdu(0x06, struct.pack("<HHII4x", cid, ttag, offset, len(data)), data, 0x04 if last else 0)
+
+    def term(self, fes=1):
+        return self.pdu(0x02, struct.pack("<HI10x", fes, 0))
+
+    def bring_up(self, subnqn=SUBNQN, qid=0, cntlid=0xFFFF):
+        self.icreq()
+        self.capsule(connect_sqe(qid, 7 if qid == 0 else 15, cid=1), connect_data(cntlid, subnqn))
+        if qid == 0:
+            self.capsule(property_sqe(True, 0x14, 1 | (6 << 16) | (4 << 20), cid=2))
+        return self
+
+
+def tcp_target_receive():
+    seeds = {}
+    split = b"\x01\x00"
+    seeds["icreq"] = split + TcpStream().icreq().out
+    s = TcpStream().bring_up()
+    s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))  # Identify controller
+    s.capsule(sqe(0x06, cid=4, nsid=1, cdw10=0, dptr=sgl(0, 4096, 0x5A)))  # Identify namespace
+    s.capsule(sqe(0x02, cid=5, nsid=0xFFFFFFFF, cdw10=0x02 | (127 << 16), dptr=sgl(0, 512, 0x5A)))  # SMART
+    s.capsule(sqe(0x09, cid=6, cdw10=0x07, cdw11=0x00030003))  # Set Features Number of Queues
+    s.capsule(sqe(0x0C, cid=7))  # AER
+    s.capsule(sqe(0x18, cid=8))  # Keep Alive
+    seeds["admin_session"] = split + s.out
+    s = TcpStream().bring_up(cntlid=1, qid=1)
+    s.capsule(sqe(0x01, cid=3, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x01)), bytes(range(256)) * 4)  # in-capsule write
+    s.capsule(sqe(0x02, cid=4, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x5A)))  # read
+    s.capsule(sqe(0x01, cid=5, nsid=1, cdw10=8, cdw12=15, dptr=sgl(0, 8192, 0x5A)))  # write by R2T
+    s.h2c(5, 0, 0, b"\xab" * 4096, last=False).h2c(5, 0, 4096, b"\xcd" * 4096)
+    s.capsule(sqe(0x00, cid=6, nsid=1))  # flush
+    s.capsule(sqe(0x08, cid=7, nsid=1, cdw10=16, cdw12=7))  # write zeroes
+    s.capsule(sqe(0x09, cid=8, nsid=1, cdw10=0, cdw11=4, dptr=sgl(0, 16, 0x01)), struct.pack("<IIQ", 0, 8, 32))  # DSM
+    s.capsule(sqe(0x05, cid=9, nsid=1, cdw12=0, flags=1, dptr=sgl(0, 512, 0x01)), bytes(512))  # fused compare
+    s.capsule(sqe(0x01, cid=10, nsid=1, cdw12=0, flags=2, dptr=sgl(0, 512, 0x01)), bytes(512))  # fused write
+    seeds["io_queue"] = split + s.out
+    s = TcpStream(hdgst=True, ddgst=True).bring_up()
+    s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
+    seeds["digests"] = split + s.out
+    s = TcpStream(hdgst=True, ddgst=True).bring_up(cntlid=1, qid=1)
+    s.capsule(sqe(0x01, cid=3, nsid=2, cdw12=0, dptr=sgl(0, 4096, 0x01)), b"\x77" * 4096)
+    s.capsule(sqe(0x01, cid=4, nsid=2, cdw10=1, cdw12=1, dptr=sgl(0, 8192, 0x5A)))
+    s.h2c(4, 0, 0, b"\x11" * 8192)
+    seeds["digests_io"] = split + s.out
+    s = TcpStream().bring_up(subnqn=DISCNQN)
+    s.capsule(sqe(0x02, cid=3, cdw10=0x70 | (255 << 16), dptr=sgl(0, 1024, 0x5A)))  # discovery log
+    seeds["discovery"] = split + s.out
+    s = TcpStream().bring_up()
+    s.term()
+    seeds["termreq"] = split + s.out
+    # Byte at a time: the split seed with bit 31 set after the first step gives small chunks.
+    seeds["admin_small_splits"] = b"\xff\xff" + TcpStream().bring_up().out
+    return seeds
+
+
+def command_execution():
+    def cmd(s, data=b""):
+        return s + struct.pack("<H", len(data)) + data
+
+    seeds = {}
+    admin = b"\x00"
+    for cns in (0, 1, 2, 3, 0x10, 0x11, 0x13):
+        admin += cmd(sqe(0x06, cid=cns, nsid=1 if cns in (0, 3, 0x11) else 0, cdw10=cns, dptr=sgl(0, 4096, 0x5A)))
+    for lid in (1, 2, 3, 4, 5, 0x0C, 0x80, 0x81):
+        admin += cmd(sqe(0x02, cid=0x100 + lid, nsid=0xFFFFFFFF, cdw10=lid | (127 << 16), dptr=sgl(0, 512, 0x5A)))
+    for fid in (1, 2, 4, 5, 6, 7, 8, 0x0B, 0x0F, 0x80, 0x81, 0x82, 0x83):
+        admin += cmd(sqe(0x0A, cid=0x200 + fid, nsid=1, cdw10=fid, dptr=sgl(0, 512, 0x5A)))
+        admin += cmd(sqe(0x09, cid=0x300 + fid, nsid=1, cdw10=fid, cdw11=3, dptr=sgl(0, 512, 0x5A)))
+    admin += cmd(sqe(0x0C, cid=0x400))
+    admin += cmd(sqe(0x18, cid=0x401))
+    admin += cmd(property_sqe(False, 0x00, cid=0x402, attrib=1))
+    admin += cmd(property_sqe(False, 0x1C, cid=0x403))
+    admin += cmd(sqe(0x08, cid=0x404, cdw10=0x0C))  # abort
+    seeds["admin"] = admin
+    io = b"\x01"
+    io += cmd(sqe(0x01, cid=1, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x01)), b"\x42" * 1024)
+    io += cmd(sqe(0x02, cid=2, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x5A)))
+    io += cmd(sqe(0x00, cid=3, nsid=1))
+    io += cmd(sqe(0x08, cid=4, nsid=2, cdw10=1, cdw12=1))
+    io += cmd(sqe(0x09, cid=5, nsid=1, cdw11=4, dptr=sgl(0, 16, 0x01)), struct.pack("<IIQ", 0, 8, 32))
+    io += cmd(sqe(0x05, cid=6, nsid=1, flags=1, dptr=sgl(0, 512, 0x01)), b"\x42" * 512)
+    io += cmd(sqe(0x01, cid=7, nsid=1, flags=2, dptr=sgl(0, 512, 0x01)), b"\x43" * 512)
+    io += cmd(sqe(0x0D, cid=8, nsid=1, cdw10=0, dptr=sgl(0, 24, 0x01)), bytes(8) + struct.pack("<Q", 0x1234) + bytes(8))  # resv register
+    io += cmd(sqe(0x0E, cid=9, nsid=1, cdw10=0x8 | 0x100, dptr=sgl(0, 4096, 0x5A)))  # resv report
+    io += cmd(sqe(0x11, cid=10, nsid=1, cdw10=1, dptr=sgl(0, 16, 0x01)), struct.pack("<QQ", 0x1234, 0))  # acquire
+    io += cmd(sqe(0x15, cid=11, nsid=1, dptr=sgl(0, 8, 0x01)), struct.pack("<Q", 0x1234))  # release
+    io += cmd(sqe(0x04, cid=12, nsid=1, cdw12=3))  # write uncorrectable
+    io += cmd(sqe(0x01, cid=13, nsid=1, cdw12=0, cdw10=0xFFFFFFF0, dptr=sgl(0, 512, 0x01)), bytes(512))
+    seeds["io"] = io
+    disc = b"\x02"
+    disc += cmd(sqe(0x06, cid=1, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
+    disc += cmd(sqe(0x02, cid=2, cdw10=0x70 | (255 << 16), dptr=sgl(0, 1024, 0x5A)))
+    disc += cmd(sqe(0x02, cid=3, cdw10=0x70 | (3 << 16), cdw12=16, dptr=sgl(0, 16, 0x5A)))
+    disc += cmd(sqe(0x0A, cid=4, cdw10=0x0F))
+    disc += cmd(sqe(0x0C, cid=5))
+    seeds["discovery"] = disc
+    raw = b"\x03" + cmd(connect_sqe(0, 31, cid=1), connect_data()) + cmd(property_sqe(False, 0x08, cid=2))
+    raw += cmd(connect_sqe(1, 15, cid=3), connect_data(1))
+    seeds["unconnected"] = raw
+    return seeds
+
+
+def host_rx_stream():
+    def icresp(cpda=0, dgst=0, maxh2c=131072):
+        return struct.pack("<BBBBIHBBI112x", 1, 0, 128, 0, 128, 0, cpda, dgst, maxh2c)
+
+    def resp(cid, status=0, hd=False):
+        hdr = struct.pack("<BBBBIQHHHH", 5, 1 if hd else 0, 24, 0, 28 if hd else 24, 0, 0, 0, cid, status)
+        return hdr + (struct.pack("<I", crc32c(hdr)) if hd else b"")
+
+    def c2h(cid, data, offset=0, last=True, success=False, hd=False, dd=False):
+        flags = (4 if last else 0) | (8 if success else 0) | (1 if hd else 0) | (2 if dd else 0)
+        pdo = 24 + (4 if hd else 0)
+        plen = pdo + len(data) + (4 if dd else 0)
+        hdr = struct.pack("<BBBBIHHII4x", 7, flags, 24, pdo, plen, cid, 0, offset, len(data))
+        out = hdr + (struct.pack("<I", crc32c(hdr)) if hd else b"") + data
+        return out + (struct.pack("<I", crc32c(data)) if dd else b"")
+
+    def r2t(cid, ttag, offset, length):
+        return struct.pack("<BBBBIHHII4x", 9, 0, 24, 0, 24, cid, ttag, offset, length)
+
+    seeds = {}
+    # CIDs: the harness submits a read (cid 0), a write (cid 1) and a flush (cid 2).
+    seeds["plain"] = b"\x00" + icresp() + c2h(0, b"\x5a" * 12288) + resp(0) + r2t(1, 3, 0, 10240) + resp(1) + resp(2)
+    seeds["success_flag"] = b"\x00" + icresp() + c2h(0, b"\x01" * 6144, last=False) + \
+        c2h(0, b"\x02" * 6144, offset=6144, success=True) + resp(2) + resp(1, status=0x4)
+    seeds["digests"] = b"\x03" + icresp(dgst=3) + c2h(0, b"\x33" * 12288, hd=True, dd=True) + resp(0, hd=True) + \
+        resp(1, hd=True) + resp(2, hd=True)
+    seeds["in_capsule"] = b"\x20" + icresp() + resp(1) + resp(2) + c2h(0, b"\x44" * 12288, success=True)
+    seeds["termreq"] = b"\x00" + icresp() + struct.pack("<BBBBIHI10x", 3, 0, 24, 0, 24, 2, 0)
+    seeds["hpda"] = b"\x0c" + icresp(cpda=3) + struct.pack("<BBBBIHHII4x", 7, 4, 24, 32, 32 + 12288, 0, 0, 0, 12288) + \
+        bytes(8) + b"\x66" * 12288 + resp(0) + resp(1) + resp(2)
+    return seeds
+
+
+def config_loader():
+    seeds = {}
+    for name in sorted(os.listdir(os.path.join(ROOT, "config", "examples"))):
+        if name.endswith(".json"):
+            with open(os.path.join(ROOT, "config", "examples", name), "rb") as f:
+                seeds["skiff_" + name[:-5]] = b"\x00" + f.read()
+    nvmetcli = {
+        "hosts": [{"nqn": HOSTNQN.decode()}],
+        "ports": [{"addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4420", "trtype": "tcp",
+                            "treq": "not specified"}, "portid": 1, "referrals": [],
+                   "subsystems": [SUBNQN.decode()], "param": {"inline_data_size": "16384"}}],
+        "subsystems": [{"nqn": SUBNQN.decode(), "allowed_hosts": [HOSTNQN.decode()],
+                        "attr": {"allow_any_host": "0", "serial": "abcdef0123", "model": "fuzz", "version": "1.3"},
+                        "namespaces": [{"nsid": 1, "enable": 1,
+                                        "device": {"path": "/dev/nullb0", "nguid": "00000000-0000-0000-0000-000000000000",
+                                                   "uuid": "8f2f8a0e-6e1a-4a3e-9b7c-1f2e3d4c5b6a"}}]}],
+    }
+    seeds["nvmetcli"] = b"\x01" + json.dumps(nvmetcli, indent=2).encode()
+    return seeds
+
+
+def management_rpc():
+    def req(method, params=None, id_=1):
+        r = {"jsonrpc": "2.0", "method": method, "id": id_}
+        if params is not None:
+            r["params"] = params
+        return json.dumps(r).encode()
+
+    nqn = "nqn.2026-11.io.skiff:fuzz-rpc"
+    seeds = {}
+    seeds["list"] = req("list") + b"\n" + req("controllers", id_=2)
+    seeds["namespace"] = req("namespace.add", {"nqn": nqn, "namespace": {"nsid": 2},
+                                              "backend": {"name": "n2", "kind": "null", "size": "1MiB"}}) + b"\n" + \
+        req("namespace.remove", {"nqn": nqn, "nsid": 2}, 2)
+    seeds["subsystem"] = req("subsystem.add", {"subsystem": {"nqn": nqn + "-2", "namespaces": [{"nsid": 1, "backend": "r2"}]}}) + \
+        b"\n" + req("subsystem.remove", {"nqn": nqn + "-2"}, 2)
+    seeds["error_inject"] = req("backend.add", {"backend": {"name": "e1", "kind": "error", "base": {"kind": "ram", "size": "1MiB"}}}) + b"\n" + \
+        req("error.inject", {"backend": "e1", "op": "read", "count": 2, "status": 641}, 2)
+    seeds["reload"] = req("reload") + b"\n" + req("config.apply", {"config": {"backends": []}}, 2)
+    seeds["bad"] = b"{\"jsonrpc\": 2}\n[1,2]\nnot json\n" + req("nope", id_="x")
+    return seeds
+
+
+def hostmem_control():
+    def msg(b):
+        return struct.pack("<H", len(b)) + b
+
+    line = b"EXPORT " + (b"%02x" % 7) * 160 + b" 140737488355328 8388608 1"
+    seeds = {}
+    seeds["export"] = msg(b"." + line)
+    seeds["fragments"] = msg(b"+" + line[:100]) + msg(b"+" + line[100:200]) + msg(b"." + line[200:])
+    seeds["revoked"] = msg(b".REVOKED 1") + msg(b".HELLO")
+    return seeds
+
+
+def rdma_cm_private_data():
+    seeds = {}
+    limits = bytes([8, 63, 31, 31, 16])  # initiator depth, max I/O queues, admin depth, io depth/4, max_wr/16
+    seeds["admin"] = limits + struct.pack("<HHHHH22x", 0, 0, 32, 31, 0xFFFF)
+    seeds["io"] = limits + struct.pack("<HHHHH22x", 0, 1, 128, 127, 1)
+    seeds["short"] = limits + struct.pack("<HHHH", 0, 1, 32, 31)
+    seeds["capsule"] = limits + sqe(0x01, cid=1, nsid=1, cdw12=0, dptr=sgl(0, 512, 0x01)) + bytes(512)
+    seeds["keyed"] = limits + sqe(0x02, cid=1, nsid=1, cdw12=0, dptr=struct.pack("<Q", 0x10000) + (512).to_bytes(3, "little") + struct.pack("<IB", 0x1234, 0x40))
+    return seeds
+
+
+def mmap_export():
+    seeds = {}
+    seeds["genuine"] = b"\x01"  # the genuine descriptor, unchanged
+    seeds["flip_len"] = b"\x01" + bytes(40) + b"\x01"
+    seeds["raw"] = b"\x00" + bytes(160)
+    return seeds
+
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HARNESSES = {
+    "tcp_target_receive": tcp_target_receive,
+    "command_execution": command_execution,
+    "host_rx_stream": host_rx_stream,
+    "config_loader": config_loader,
+    "management_rpc": management_rpc,
+    "hostmem_control": hostmem_control,
+    "rdma_cm_private_data": rdma_cm_private_data,
+    "mmap_export": mmap_export,
+}
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(ROOT, "tests", "fuzz"))
+    ap.add_argument("harness", nargs="*", help="only these (default: all)")
+    args = ap.parse_args()
+    for name in args.harness or HARNESSES:
+        d = os.path.join(args.out, name, "corpus")
+        os.makedirs(d, exist_ok=True)
+        for seed, data in HARNESSES[name]().items():
+            with open(os.path.join(d, seed), "wb") as f:
+                f.write(data)
+        print(f"{name}: {len(os.listdir(d))} seeds in {d}")
