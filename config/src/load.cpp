@@ -73,6 +73,24 @@ std::optional<std::string> read_trtype(JsonReader &r, const json &j, const std::
     return t;
 }
 
+// The stall timeout and the connection and queue limits (nvmeof/TARGET.md, "Hostile clients").
+void read_hostile_client_limits(JsonReader &r, const json &t, const std::string &p, TransportSettings &s) {
+    if (auto v = r.integer(t, p, "stall_timeout_ms", 0, 3600000, false)) {
+        // The poll groups' clock ticks every 100 ms: a shorter timeout could not be kept.
+        if (*v != 0 && *v < 100)
+            r.error(join(p, "stall_timeout_ms"),
+                    "expected 0 (off) or 100..3600000 milliseconds, got " + quote(t["stall_timeout_ms"]));
+        else
+            s.stall_timeout_ms = uint32_t(*v);
+    }
+    constexpr uint64_t kMaxCount = 1000000;
+    if (auto v = r.integer(t, p, "max_connections", 0, kMaxCount, false)) s.max_connections = uint32_t(*v);
+    if (auto v = r.integer(t, p, "max_connections_per_host", 0, kMaxCount, false))
+        s.max_connections_per_host = uint32_t(*v);
+    if (auto v = r.integer(t, p, "max_queues_per_host", 0, kMaxCount, false))
+        s.max_queues_per_host = uint32_t(*v);
+}
+
 void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings> &out) {
     if (!r.array(j, "transports", "transport objects")) return;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -80,7 +98,9 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
         const json &t = j[i];
         if (!r.object(t, p,
                       {"trtype", "max_queue_depth", "max_admin_queue_depth", "max_io_queues",
-                       "in_capsule_data_size", "max_io_size", "discovery_kato_ms", "srq_depth"}))
+                       "in_capsule_data_size", "max_io_size", "discovery_kato_ms", "srq_depth",
+                       "stall_timeout_ms", "max_connections", "max_connections_per_host",
+                       "max_queues_per_host"}))
             continue;
         TransportSettings s;
         if (!t.contains("trtype")) r.error(join(p, "trtype"), "missing; expected \"tcp\" or \"rdma\"");
@@ -106,6 +126,7 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
         }
         if (auto v = r.integer(t, p, "discovery_kato_ms", 0, 3600000, false))
             s.discovery_kato_ms = uint32_t(*v);
+        read_hostile_client_limits(r, t, p, s);
         if (auto v = r.integer(t, p, "srq_depth", 0, kMaxSrqDepth, false)) {
             // The SRQ caps every queue's depth: below the admin queue's 32 no host could connect.
             if (s.trtype != "rdma")
@@ -310,7 +331,10 @@ void cross_check(JsonReader &r, const Config &c) {
                         "\"" + b.trtype + "\" is already configured by " + index("transports", k));
         if (a.max_queue_depth != b.max_queue_depth || a.max_admin_queue_depth != b.max_admin_queue_depth ||
             a.max_io_queues != b.max_io_queues || a.in_capsule_data_size != b.in_capsule_data_size ||
-            a.max_io_size != b.max_io_size || a.discovery_kato_ms != b.discovery_kato_ms)
+            a.max_io_size != b.max_io_size || a.discovery_kato_ms != b.discovery_kato_ms ||
+            a.stall_timeout_ms != b.stall_timeout_ms || a.max_connections != b.max_connections ||
+            a.max_connections_per_host != b.max_connections_per_host ||
+            a.max_queues_per_host != b.max_queues_per_host)
             r.error(
                 index("transports", i),
                 "expected the same limits as transports[0] (the target applies one set of limits to every "

@@ -34,6 +34,13 @@ json to_json(const Config &c) {
                                      {"max_io_size", format_size(t.max_io_size)},
                                      {"discovery_kato_ms", t.discovery_kato_ms}});
         if (t.srq_depth) out["transports"].back()["srq_depth"] = t.srq_depth;
+        // The hostile-client settings only when they differ from the defaults.
+        const TransportSettings defaults;
+        json &saved = out["transports"].back();
+        if (t.stall_timeout_ms != defaults.stall_timeout_ms) saved["stall_timeout_ms"] = t.stall_timeout_ms;
+        if (t.max_connections) saved["max_connections"] = t.max_connections;
+        if (t.max_connections_per_host) saved["max_connections_per_host"] = t.max_connections_per_host;
+        if (t.max_queues_per_host) saved["max_queues_per_host"] = t.max_queues_per_host;
     }
     out["backends"] = json::array();
     for (auto &b : c.backends) {

@@ -242,6 +242,23 @@ const std::vector<BadCase> kCases = {
          j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 100000}}};
      },
      {"transports[0].srq_depth: expected an integer 0..16384, got 100000"}},
+    {"stall timeout shorter than the poll groups' clock",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"stall_timeout_ms", 50}}};
+     },
+     {"transports[0].stall_timeout_ms: expected 0 (off) or 100..3600000 milliseconds, got 50"}},
+    {"connection limit not a count",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"max_connections", -1}, {"max_queues_per_host", "many"}}};
+     },
+     {"transports[0].max_connections: expected an integer 0..1000000, got -1",
+      "transports[0].max_queues_per_host: expected an integer 0..1000000, got \"many\""}},
+    {"transports with different connection limits",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"max_connections_per_host", 8}}, {{"trtype", "rdma"}}};
+     },
+     {"transports[1]: expected the same limits as transports[0] (the target applies one set of limits to "
+      "every transport)"}},
     {"transports that disagree",
      [](json &j) {
          j["transports"] = {{{"trtype", "tcp"}, {"max_queue_depth", 64}},

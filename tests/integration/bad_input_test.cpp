@@ -1,5 +1,6 @@
 // Bad input gets the answer the NVMe/TCP and NVMe specifications give it, on that connection
 // only: another host's connection keeps doing I/O throughout.
+#include "raw_client.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/crc32c.hpp"
@@ -74,6 +75,11 @@ class integration_bad_input : public TargetTest {
         EXPECT_EQ(*after, 0u) << why << ": the target must close the connection after its TermReq";
     }
 
+    // The target's log names the peer and the violation (the line is written before the close).
+    void expect_log(const std::string &line) {
+        EXPECT_NE(target_->log().find(line), std::string::npos) << "no log line \"" << line << "\"";
+    }
+
     std::unique_ptr<Controller> healthy_;
     uint32_t round_ = 0;
 };
@@ -100,7 +106,9 @@ TEST_F(integration_bad_input, BadHeaderDigestGetsTermReqHeaderDigestError) {
     const uint32_t wrong = crc32c(pdu, sizeof(CapsuleCmd)) ^ 0xFFFFFFFFu;
     std::memcpy(pdu + sizeof(CapsuleCmd), &wrong, sizeof(wrong));
     ASSERT_OK(q->send_raw(pdu, sizeof(pdu)));
+    const std::string peer = local_peer(q->socket().fd());
     expect_term_req(q->socket(), kFesHeaderDigestError, "capsule with a corrupt header digest");
+    expect_log(peer + ": fatal transport error: header digest mismatch");
     expect_healthy();
 }
 
@@ -115,7 +123,34 @@ TEST_F(integration_bad_input, OversizedPduGetsTermReq) {
     cmd.sqe.dptr.id = wire::kSglIdInCapsule;
     cmd.sqe.dptr.length = 1u << 20;
     ASSERT_OK(q->send_raw(&cmd, sizeof(cmd)));
+    const std::string peer = local_peer(q->socket().fd());
     expect_term_req(q->socket(), kFesDataLimitExceeded, "capsule with 1 MiB of in-capsule data");
+    expect_log(peer + ": fatal transport error: PDU data exceeds the in-capsule or MAXH2CDATA limit");
+    expect_healthy();
+}
+
+TEST_F(integration_bad_input, NotNvmeAtAllGetsTermReqAndALogLine) {
+    // A client that is not an NVMe host: an HTTP request where the ICReq belongs. 'G' (47h) is no
+    // PDU type a host may send: FES 01h Invalid Header Field at the type's offset.
+    Result<TcpSocket> http = TcpSocket::connect("127.0.0.1", io_port_, 5s);
+    ASSERT_OK(http);
+    const std::string get = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    ASSERT_OK(http->send_all(get.data(), get.size(), deadline_after(5s)));
+    const std::string http_peer = local_peer(http->fd());
+    expect_term_req(*http, kFesInvalidHeaderField, "an HTTP request instead of an ICReq", 0);
+    expect_log(http_peer + ": fatal transport error: PDU type a host may not send");
+
+    // Random bytes that start like a command capsule: a PDU before ICReq is a sequence error.
+    Result<TcpSocket> noise = TcpSocket::connect("127.0.0.1", io_port_, 5s);
+    ASSERT_OK(noise);
+    std::mt19937 rng(16);
+    std::vector<uint8_t> bytes(128);
+    for (auto &b : bytes) b = static_cast<uint8_t>(rng());
+    bytes[0] = kCapsuleCmd;
+    ASSERT_OK(noise->send_all(bytes.data(), bytes.size(), deadline_after(5s)));
+    const std::string noise_peer = local_peer(noise->fd());
+    expect_term_req(*noise, kFesPduSequenceError, "random bytes instead of an ICReq");
+    expect_log(noise_peer + ": fatal transport error: first PDU is not ICReq");
     expect_healthy();
 }
 

@@ -95,6 +95,8 @@ skiff::cli::ManPage man_page() {
                  "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
                  "skiff-ctl controllers\n"
                  "    connected controllers with per-queue I/O statistics\n"
+                 "skiff-ctl connections\n"
+                 "    open connections (also those not connected yet) and queues per host, with the limits\n"
                  "skiff-ctl error-inject flaky0 --op read --count 3 --status 0x281\n"
                  "    the next 3 reads of error backend flaky0 fail with Unrecovered Read Error\n"
                  "skiff-ctl save /etc/skiff/target.json\n"
@@ -125,6 +127,9 @@ int main(int argc, char **argv) {
     on(app.add_subcommand("list", "show the running configuration and the bound listeners"), "list", [] {});
     on(app.add_subcommand("controllers", "show connected controllers with per-queue I/O statistics"),
        "controllers", [] {});
+    on(app.add_subcommand("connections",
+                          "show open connections per peer address and queues per host against the limits"),
+       "connections", [] {});
     std::string save_path;
     auto *save =
         app.add_subcommand("save", "write the running configuration (skiff JSON, loadable with --config)");

@@ -125,6 +125,15 @@ void add_options(CLI::App &app, Options &o) {
                    "busy-poll this long (microseconds) after the last work, then sleep in epoll until "
                    "traffic returns (0: always sleep)")
         ->capture_default_str();
+    app.add_option("--stall-timeout-ms", o.stall_timeout_ms,
+                   "close a connection that has not completed Connect, or stopped in the middle of a PDU,\n"
+                   "after this many milliseconds of silence (100..3600000; 0: never; default 10000)");
+    app.add_option("--max-connections", o.max_connections,
+                   "connections at once on all listeners; more are closed right after accept (0: no limit)");
+    app.add_option("--max-connections-per-host", o.max_connections_per_host,
+                   "connections at once from one peer address (0: no limit)");
+    app.add_option("--max-queues-per-host", o.max_queues_per_host,
+                   "queues (admin + I/O) at once of one host NQN; more get a Connect error (0: no limit)");
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
 }
@@ -212,6 +221,33 @@ Result<config::Config> config_from_options(const Options &o) {
         c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt};
     }
     return c;
+}
+
+Status apply_limit_options(const Options &o, config::Config &c) {
+    auto fail = [](const std::string &m) { return make_error(DOCA_ERROR_INVALID_VALUE, m); };
+    if (o.stall_timeout_ms != -1 && (o.stall_timeout_ms < 0 || o.stall_timeout_ms > 3600000 ||
+                                     (o.stall_timeout_ms > 0 && o.stall_timeout_ms < 100)))
+        return fail("--stall-timeout-ms " + std::to_string(o.stall_timeout_ms) +
+                    ": use 0 (off) or 100..3600000");
+    const std::pair<const char *, int64_t> counts[] = {
+        {"--max-connections", o.max_connections},
+        {"--max-connections-per-host", o.max_connections_per_host},
+        {"--max-queues-per-host", o.max_queues_per_host}};
+    for (auto &[name, v] : counts)
+        if (v != -1 && (v < 0 || v > 1000000))
+            return fail(std::string(name) + " " + std::to_string(v) + ": use 0 (no limit) .. 1000000");
+    bool any = o.stall_timeout_ms != -1 || o.max_connections != -1 || o.max_connections_per_host != -1 ||
+               o.max_queues_per_host != -1;
+    if (!any) return Status::success();
+    if (c.transports.empty()) c.transports.push_back({});
+    for (auto &t : c.transports) {
+        if (o.stall_timeout_ms != -1) t.stall_timeout_ms = uint32_t(o.stall_timeout_ms);
+        if (o.max_connections != -1) t.max_connections = uint32_t(o.max_connections);
+        if (o.max_connections_per_host != -1)
+            t.max_connections_per_host = uint32_t(o.max_connections_per_host);
+        if (o.max_queues_per_host != -1) t.max_queues_per_host = uint32_t(o.max_queues_per_host);
+    }
+    return Status::success();
 }
 
 } // namespace skiff::target_app

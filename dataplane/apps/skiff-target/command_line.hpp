@@ -37,6 +37,12 @@ struct Options {
     int dpa_eus = 1;
     uint32_t rdma_srq_depth = 0; // --transport rdma: shared receive queue capsules; 0: off
     int64_t idle_poll_us = 200;  // applies with a configuration file too
+    // Hostile clients; -1: not given (the file's value, else the default). Apply with a
+    // configuration file too, to every transports[] entry.
+    int64_t stall_timeout_ms = -1;
+    int64_t max_connections = -1;
+    int64_t max_connections_per_host = -1;
+    int64_t max_queues_per_host = -1;
     std::string log_level = "info";
 };
 
@@ -45,5 +51,8 @@ cli::ManPage man_page();
 void add_options(CLI::App &app, Options &o);
 // The configuration the single-subsystem options describe. The error names the option.
 Result<config::Config> config_from_options(const Options &o);
+// Puts the hostile-client options that were given into every transports[] entry of c (adding a
+// tcp entry when there is none). The error names the option and its range.
+Status apply_limit_options(const Options &o, config::Config &c);
 
 } // namespace skiff::target_app

@@ -55,7 +55,7 @@ int check_config(const std::string &path) {
 
 // Applies the file again; the difference goes live or is refused whole.
 Result<std::vector<std::string>> reload(const Source &source, dataplane::LiveConfig &live,
-                                        const std::string &socket_override) {
+                                        const target_app::Options &o) {
     if (source.path.empty())
         return make_error(DOCA_ERROR_NOT_SUPPORTED, "the target was started without a configuration file");
     config::LoadResult r = source.load();
@@ -64,7 +64,9 @@ Result<std::vector<std::string>> reload(const Source &source, dataplane::LiveCon
         text.pop_back();
         return make_error(DOCA_ERROR_INVALID_VALUE, source.path + " is invalid:\n" + text);
     }
-    if (!socket_override.empty()) r.config->target.management_socket = socket_override;
+    if (!o.management_socket.empty()) r.config->target.management_socket = o.management_socket;
+    // The command line's limits hold for the reloaded file as they did at start.
+    if (auto st = target_app::apply_limit_options(o, *r.config); !st) return st.error();
     return live.apply(*r.config);
 }
 
@@ -136,6 +138,8 @@ int main(int argc, char **argv) {
         cfg = *made;
     }
 
+    if (auto st = target_app::apply_limit_options(o, cfg); !st) return fail(st.error().message);
+
     auto level = log::parse_level(cfg.target.log_level);
     log::set_level(*level);
     auto logger = log::get("target");
@@ -172,8 +176,8 @@ int main(int argc, char **argv) {
 
     std::unique_ptr<dataplane::ManagementServer> management;
     if (!socket.claim.path().empty()) {
-        management = std::make_unique<dataplane::ManagementServer>(
-            live, socket.claim.path(), [&] { return reload(source, live, o.management_socket); });
+        management = std::make_unique<dataplane::ManagementServer>(live, socket.claim.path(),
+                                                                   [&] { return reload(source, live, o); });
         if (auto st = management->start(); !st) return fail(st.error().message);
     }
 
@@ -190,7 +194,7 @@ int main(int argc, char **argv) {
             logger->info("signal {} received: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
             break;
         }
-        auto r = reload(source, live, o.management_socket);
+        auto r = reload(source, live, o);
         if (!r) {
             logger->error("SIGHUP: reload refused, nothing changed: {}", r.error().message);
             dataplane::notify_status("last reload refused: " + r.error().message);

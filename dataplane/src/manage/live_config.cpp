@@ -21,6 +21,10 @@ nvmeof::target::Limits limits_from(const config::TransportSettings &t) {
     l.in_capsule_data = t.in_capsule_data_size;
     l.discovery_kato_ms = t.discovery_kato_ms;
     l.rdma_srq_depth = t.srq_depth;
+    l.stall_timeout_ms = t.stall_timeout_ms;
+    l.max_connections = t.max_connections;
+    l.max_connections_per_host = t.max_connections_per_host;
+    l.max_queues_per_host = t.max_queues_per_host;
     return l;
 }
 
@@ -365,6 +369,25 @@ json LiveConfig::controllers_json() const {
                        {"queues", queues}});
     }
     return out;
+}
+
+json LiveConfig::connections_json() const {
+    tgt::Admission::Counts c = target_.admission().counts();
+    const tgt::Limits &l = target_.limits();
+    json per_host = json::array(), queues = json::array();
+    for (auto &[addr, n] : c.connections_per_host)
+        per_host.push_back({{"address", addr}, {"connections", n}});
+    for (auto &[host, n] : c.queues_per_host) queues.push_back({{"host", host}, {"queues", n}});
+    return {{"connections", c.connections},
+            {"per_address", per_host},
+            {"queues_per_host", queues},
+            {"refused_connections", c.refused_connections},
+            {"refused_queues", c.refused_queues},
+            {"limits",
+             {{"max_connections", l.max_connections},
+              {"max_connections_per_host", l.max_connections_per_host},
+              {"max_queues_per_host", l.max_queues_per_host},
+              {"stall_timeout_ms", l.stall_timeout_ms}}}};
 }
 
 std::shared_ptr<tgt::BlockDevice> LiveConfig::device(const std::string &name) const {

@@ -77,9 +77,10 @@ void remove_backend(json &doc, const std::string &name) {
     if (it != doc["backends"].end()) doc["backends"].erase(it);
 }
 
-const char *kMethods = "list, controllers, subsystem.add, subsystem.remove, namespace.add, namespace.remove, "
-                       "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
-                       "config.apply, save, reload, error.inject";
+const char *kMethods =
+    "list, controllers, connections, subsystem.add, subsystem.remove, namespace.add, namespace.remove, "
+    "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
+    "config.apply, save, reload, error.inject";
 
 // error.inject {"backend": NAME, "op": "read"|"write"|"flush", "count": N, "status": 0x281,
 // "dnr": false, "delay_us": 0}: arms the error backend NAME (runtime state, not configuration:
@@ -264,6 +265,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     if (method == "list")
         return {{"config", config::to_json(live_.running())}, {"listeners", live_.listeners_json()}};
     if (method == "controllers") return live_.controllers_json();
+    if (method == "connections") return live_.connections_json();
     if (method == "error.inject") return error_inject(live_, params);
     if (method == "save") {
         std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");

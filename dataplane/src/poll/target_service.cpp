@@ -4,6 +4,7 @@
 #include "skiff/core/log.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -179,10 +180,42 @@ void TargetService::accept_loop() {
             if (it == listeners_.end()) continue; // removed meanwhile
             const Listener &l = it->second;
             // The group is chosen first: a transport may share resources per group.
-            while (auto conn = l.transport->accept(l.fd, target_, l.port, int(next_group_ % groups_.size())))
-                groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
+            for (;;) {
+                errno = 0; // tells "nothing pending" from "out of file descriptors" below
+                auto conn = l.transport->accept(l.fd, target_, l.port, int(next_group_ % groups_.size()));
+                if (!conn) break;
+                if (admit(*conn)) groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
+            }
+            if (errno == EMFILE || errno == ENFILE) pause_accepting(l.addr);
         }
     }
+}
+
+// Over a connection limit: the connection is closed right away (Admission logged why). It never
+// reaches a poll group, and its transport allocated nothing but the accepted socket (NVMe/TCP
+// allocates its queue at ICReq).
+bool TargetService::admit(nvmeof::transport::Connection &conn) {
+    nvmeof::target::ConnectionTicket ticket = target_.admission().admit_connection(conn.peer());
+    if (!ticket) {
+        conn.close("connection limit reached");
+        return false;
+    }
+    conn.hold(std::move(ticket));
+    return true;
+}
+
+// Out of file descriptors: the pending connection stays in the listen backlog, so the listener
+// stays readable; sleep briefly instead of spinning on accept, and say so at most once a second.
+void TargetService::pause_accepting(const ListenAddress &addr) {
+    using clock = std::chrono::steady_clock;
+    static clock::time_point last_log;
+    if (clock::now() - last_log >= std::chrono::seconds(1)) {
+        last_log = clock::now();
+        skiff::log::get("target")->warn("cannot accept on {}: {} (raise the file limit, or set "
+                                        "max_connections below it); retrying",
+                                        addr.str(), std::strerror(errno));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
 } // namespace skiff::dataplane

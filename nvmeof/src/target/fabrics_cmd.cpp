@@ -60,9 +60,16 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
     if (subsys->is_discovery() && kato == 0) kato = q.target().limits().discovery_kato_ms;
     std::array<uint8_t, 16> hostid{};
     std::memcpy(hostid.data(), data.hostid, 16);
+    // Over the host's queue limit no controller is made: Controller Busy, the status the
+    // specification gives "no controller available" (nvmet answers it when out of controller ids).
+    if (!q.target().admission().take_queue(hostnqn, q.transport().peer_name())) {
+        req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY, true);
+        return;
+    }
     auto ctrl = q.target().create_controller(subsys, hostnqn, hostid, kato, q.port().id,
                                              q.transport().max_transfer());
     if (!ctrl) {
+        q.target().admission().release_queue(hostnqn);
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
         return;
     }
@@ -87,7 +94,12 @@ void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &da
         return fail_connect_param(req, false, offsetof(ConnectCmd, sqsize));
     if (!ctrl->ready()) return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
     if (cmd.qid > ctrl->io_queues()) return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
+    // Over the host's queue limit: Invalid Parameters on the QID (with DNR, as every Connect
+    // failure here), as for a QID above the queues granted: this queue cannot exist now.
+    if (!q.target().admission().take_queue(hostnqn, q.transport().peer_name()))
+        return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
     if (!ctrl->claim_qid(cmd.qid)) {
+        q.target().admission().release_queue(hostnqn);
         skiff::log::get("nvmeof")->warn("connect from {}: queue {} of controller {} already exists",
                                         q.transport().peer_name(), cmd.qid, ctrl->cntlid());
         return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);

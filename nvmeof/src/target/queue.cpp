@@ -167,6 +167,7 @@ void Queue::disconnect(const char *why) {
         ctrl_->release_qid(qid_);
     }
     ctrl_->detach_queue(this);
+    target_.admission().release_queue(ctrl_->hostnqn()); // taken at Connect (fabrics_cmd.cpp)
     ctrl_.reset();
     fused_first = nullptr;
     drop_deferred();

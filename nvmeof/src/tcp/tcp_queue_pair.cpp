@@ -53,18 +53,28 @@ const char *to_string(TcpRequestState state) {
 
 TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, target::Port port)
     : fd_(fd), peer_(std::move(peer)), target_(target), queue_(target, std::move(port), *this),
-      limits_(target.limits()), reqs_(limits_.max_queue_depth), sendq_(limits_.max_queue_depth * 3u + 8) {
-    // Data buffers for every slot in one lazily backed mapping: untouched slots cost nothing.
+      limits_(target.limits()), stall_(limits_.stall_timeout_ms), sendq_(kPreQueueSendItems) {
+    next_pdu();
+}
+
+// The queue's memory, once the peer has shown it speaks NVMe/TCP (a valid ICReq): request slots,
+// their data buffers in one lazily backed mapping (untouched slots cost nothing), the staging
+// buffer and the send ring sized for a full queue. Before this, reads go straight into the
+// header buffer and the small send ring holds at most the ICResp or a C2HTermReq.
+bool TcpQueuePair::allocate_queue() {
+    reqs_ = std::vector<TcpRequest>(limits_.max_queue_depth);
     buffers_len_ = static_cast<size_t>(reqs_.size()) * limits_.max_transfer;
     void *p = mmap(nullptr, buffers_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED) {
-        buffers_ = nullptr;
-        finish("cannot map request buffers");
-        return;
+        log_->error("{}: cannot map {} bytes of request buffers: {}", peer_, buffers_len_,
+                    std::strerror(errno));
+        reqs_.clear();
+        return false;
     }
     buffers_ = static_cast<uint8_t *>(p);
-    staging_ = std::make_unique<uint8_t[]>(kStagingBytes);
+    staging_.reset(new uint8_t[kStagingBytes]); // not zeroed: only bytes read into it are used
+    sendq_ = SendQueue(limits_.max_queue_depth * 3u + 8);
     transport::buffer_areas::add(buffers_, buffers_len_); // DMA backends may target these slots
     free_.reserve(reqs_.size());
     for (size_t i = reqs_.size(); i-- > 0;) {
@@ -73,7 +83,7 @@ TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, tar
         reqs_[i].buf_cap = limits_.max_transfer;
         free_.push_back(static_cast<uint16_t>(i));
     }
-    next_pdu();
+    return true;
 }
 
 TcpQueuePair::~TcpQueuePair() {
@@ -123,6 +133,8 @@ bool TcpQueuePair::receive() {
         return true;
     }
     if (rx_drained_) return false;
+    // Before ICReq there is no staging buffer (allocate_queue): read exactly the stage's bytes.
+    if (!staging_) return receive_exact();
     // Headers are small: read them through the staging buffer with a plain recv (cheaper than
     // recvmsg, which matters most for the empty reads of a busy-polling group). A payload is
     // read in place, the staging buffer taking what follows it.
@@ -149,6 +161,7 @@ bool TcpQueuePair::receive() {
     }
     size_t got = static_cast<size_t>(n);
     rx_got_ = true;
+    ++rx_reads_;
     uint32_t direct = static_cast<uint32_t>(std::min<size_t>(got, iov[0].iov_len));
     rx_ptr_ += direct;
     rx_left_ -= direct;
@@ -157,6 +170,26 @@ bool TcpQueuePair::receive() {
     // A read that did not fill both parts emptied the socket: parse what came, but do not ask
     // again in this call (the poll group comes back when more arrives).
     rx_drained_ = got < iov[0].iov_len + iov[1].iov_len;
+    return true;
+}
+
+bool TcpQueuePair::receive_exact() {
+    ssize_t n = ::recv(fd_, rx_ptr_, rx_left_, MSG_DONTWAIT);
+    if (n == 0) {
+        finish("peer closed the connection");
+        return false;
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
+        log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
+        finish("receive error");
+        return false;
+    }
+    rx_got_ = true;
+    ++rx_reads_;
+    rx_ptr_ += n;
+    rx_left_ -= static_cast<uint32_t>(n);
+    rx_drained_ = rx_left_ != 0; // a short read emptied the socket
     return true;
 }
 
@@ -290,6 +323,7 @@ void TcpQueuePair::handle_icreq() {
     if (ic.pfv != 0)
         return fatal(kFesUnsupportedParameter, offsetof(IcReq, pfv), "unsupported PDU format version");
     if (ic.hpda > 31) return fatal(kFesInvalidHeaderField, offsetof(IcReq, hpda), "HPDA above 31");
+    if (!allocate_queue()) return finish("cannot allocate the queue");
     hdgst_ = ic.dgst & kDgstHeader;
     ddgst_ = ic.dgst & kDgstData;
     c2h_align_ = (ic.hpda + 1u) * 4u;
@@ -542,6 +576,7 @@ bool TcpQueuePair::progress() {
 
 void TcpQueuePair::poll(uint64_t now_ms) {
     if (finished_) return;
+    if (stalled(now_ms)) return;
     if (!queue_.poll(now_ms)) return finish("association torn down");
     flush();
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "send_queue.hpp"
+#include "stall_watch.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
 #include "skiff/nvmeof/target/target.hpp"
@@ -50,8 +51,9 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
 
     // Receive stages.
     void expect(RecvState state, uint8_t *dst, uint32_t len);
-    bool receive(); // fills the current stage; false when the socket has nothing more now
-    void step();    // the current stage's bytes are all here
+    bool receive();       // fills the current stage; false when the socket has nothing more now
+    bool receive_exact(); // before ICReq: only the current stage's bytes, no staging buffer
+    void step();          // the current stage's bytes are all here
     void on_common_header();
     void on_pdu_header();
     void on_data_done();
@@ -74,6 +76,9 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     void set_state(TcpRequest &req, TcpRequestState state);
 
     // Connection level.
+    bool allocate_queue(); // at ICReq: request slots, their buffers, the staging buffer
+    bool stalled(uint64_t now_ms);
+    bool mid_pdu() const;
     void fatal(uint16_t fes, uint32_t fei, const char *what);
     void send_control(const void *data, size_t len);
     void flush();
@@ -109,12 +114,17 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     // again. Payload found here is copied to its slot: only bytes that arrived in the same read
     // as an earlier PDU; a payload still on the socket is read straight into its slot.
     static constexpr uint32_t kStagingBytes = 32 * 1024;
+    static constexpr size_t kPreQueueSendItems = 2; // ICResp or a C2HTermReq
     std::unique_ptr<uint8_t[]> staging_;
     uint32_t staged_pos_ = 0, staged_end_ = 0;
     bool rx_drained_ = false; // the last read emptied the socket (reset per on_readable call)
     bool rx_got_ = false;     // bytes arrived (poll_receive)
+    uint64_t rx_reads_ = 0;   // reads that brought bytes: the stall timer's sign of life
+    StallWatch stall_;
 
-    // Requests and their data buffers (one mapping, max_transfer bytes per slot).
+    // Requests and their data buffers (one mapping, max_transfer bytes per slot). Allocated at
+    // ICReq with the staging buffer and the send ring (allocate_queue): an accepted connection
+    // that never becomes a queue costs only this object.
     std::vector<TcpRequest> reqs_;
     std::vector<uint16_t> free_;
     uint8_t *buffers_ = nullptr;

@@ -38,6 +38,12 @@ struct TransportSettings {
     uint32_t max_io_size = 128 * 1024;    // MDTS in bytes
     uint32_t discovery_kato_ms = 120000;  // keep-alive for discovery hosts that send KATO 0
     uint32_t srq_depth = 0;               // rdma only: shared receive queue capsules; 0: off
+    // Hostile clients (config/README.md): the handshake / mid-PDU timeout (0: off) and the
+    // connection and queue limits (0: none).
+    uint32_t stall_timeout_ms = 10000;
+    uint32_t max_connections = 0;
+    uint32_t max_connections_per_host = 0;
+    uint32_t max_queues_per_host = 0;
 
     bool operator==(const TransportSettings &) const = default;
 };

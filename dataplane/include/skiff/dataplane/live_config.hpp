@@ -44,6 +44,8 @@ class LiveConfig {
     // Live state for skiff-ctl: listeners with bound addresses, controllers and their queues.
     nlohmann::json listeners_json() const;
     nlohmann::json controllers_json() const;
+    // Connection and queue counts against the hostile-client limits (method `connections`).
+    nlohmann::json connections_json() const;
     // The open device of the backend named `name` (nullptr when there is none): for runtime
     // controls that are not configuration, such as error injection.
     std::shared_ptr<nvmeof::target::BlockDevice> device(const std::string &name) const;

@@ -68,6 +68,8 @@ class TargetService {
         nvmeof::transport::Transport *transport;
     };
     void accept_loop();
+    bool admit(nvmeof::transport::Connection &conn);
+    void pause_accepting(const nvmeof::transport::ListenAddress &addr);
     void append_run_sequences(std::vector<uint64_t> &out) const;
     Result<nvmeof::target::Port> open_listener(const nvmeof::transport::ListenAddress &addr,
                                                bool discovery_only,

@@ -17,6 +17,14 @@ struct Limits {
     // NVMe/RDMA: receive capsules in the shared receive queue of each (poll group, device);
     // 0: every connection posts its own ring of receives.
     uint32_t rdma_srq_depth = 0;
+    // Hostile clients (nvmeof/TARGET.md, "Hostile clients"). A connection that has not completed
+    // Connect, or stopped in the middle of a PDU, and sends nothing for this long is closed.
+    uint32_t stall_timeout_ms = 10000;
+    // Connections at once, target-wide and per peer address (closed right after accept when
+    // over), and queues (admin + I/O) per host NQN (refused at Connect). 0: no limit.
+    uint32_t max_connections = 0;
+    uint32_t max_connections_per_host = 0;
+    uint32_t max_queues_per_host = 0;
 };
 
 // MDTS as Identify reports it: log2(max_transfer / 4096).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/admission.hpp"
 #include "skiff/nvmeof/target/controller.hpp"
 #include "skiff/nvmeof/target/limits.hpp"
 #include "skiff/nvmeof/target/port.hpp"
@@ -23,6 +24,9 @@ class Target {
     explicit Target(Limits limits = {});
 
     const Limits &limits() const { return limits_; }
+    // Connection and queue counts against the limits (its own lock).
+    Admission &admission() { return admission_; }
+    const Admission &admission() const { return admission_; }
 
     Status add_subsystem(std::shared_ptr<Subsystem> subsystem);
     std::shared_ptr<Subsystem> find_subsystem(std::string_view nqn) const;
@@ -59,6 +63,7 @@ class Target {
 
   private:
     Limits limits_;
+    Admission admission_{limits_};
     mutable std::mutex mu_;
     std::shared_ptr<Subsystem> discovery_;
     std::vector<std::shared_ptr<Subsystem>> subsystems_;

@@ -2,6 +2,7 @@
 // watches fd() and calls in when it is readable or writable and about every 100 ms.
 #pragma once
 
+#include "skiff/nvmeof/target/admission.hpp"
 #include "skiff/nvmeof/target/poll_context.hpp"
 
 #include <cstdint>
@@ -43,6 +44,13 @@ class Connection {
     virtual bool finished() const = 0;
     // Ends the connection now (target shutdown).
     virtual void close(const char *why) = 0;
+
+    // The connection's place in the target's connection counts (Admission), given back when
+    // the connection is destroyed: after the derived destructor closed the socket.
+    void hold(target::ConnectionTicket ticket) { ticket_ = std::move(ticket); }
+
+  private:
+    target::ConnectionTicket ticket_;
 };
 
 } // namespace skiff::nvmeof::transport
