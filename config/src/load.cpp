@@ -542,8 +542,8 @@ Config default_config() {
     s.model = "skiff RAM namespace";
     s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, std::nullopt, 1, ""});
     c.subsystems.push_back(s);
-    c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt});
-    c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt};
+    c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt, {}});
+    c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt, {}};
     return c;
 }
 

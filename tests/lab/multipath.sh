@@ -7,7 +7,8 @@
 # path A inaccessible with `skiff-ctl ana set --transition-ms` (through the change state): the
 # guest must see path A's sysfs ana_state turn inaccessible, the I/O move to path B (the target
 # counts path B's controller's writes) and fio go on without an I/O or verify error; then the
-# host makes A optimized again and the guest must see it come back (failback).
+# host makes A optimized again and the guest must see it come back, with the writes on path A
+# again (failback).
 #
 # Host and guest take turns through marker files in a folder both see: guest "connected" ->
 # host fails A over -> "failed-over" -> guest sees it, completes a fio pass -> "pass-on-b" ->
@@ -140,6 +141,7 @@ if wait_file "$work/connected" 3000; then
     after_b=$(writes_through "$port_b")
     echo "$me: writes through path B: $before_b before the failover, $after_b after"
     [ "${after_b:-0}" -gt "${before_b:-0}" ] || { echo "$me: FAIL: path B carried no writes after the failover"; rc=1; }
+    before_a=$(writes_through "$port_a")
     "$ctl" --socket "$sock" ana set 127.0.0.1 "$port_a" optimized || rc=1
     "$ctl" --socket "$sock" list | python3 -c 'import json,sys; [print("listener", l["port"], l["ana"]) for l in json.load(sys.stdin)["listeners"]]'
     touch "$work/failed-back"
@@ -147,5 +149,10 @@ if wait_file "$work/connected" 3000; then
 fi
 wait "$gpid"; grc=$?; gpid=""
 [ $grc = 0 ] || rc=1
+if [ -n "${before_a:-}" ]; then # the guest ran a pass after the failback: on path A again
+  after_a=$(writes_through "$port_a")
+  echo "$me: writes through path A: $before_a at the failback, $after_a at the end"
+  [ "${after_a:-0}" -gt "$before_a" ] || { echo "$me: FAIL: path A carried no writes after the failback"; rc=1; }
+fi
 if [ $rc = 0 ]; then echo "$me: PASS"; else echo "--- target output"; tail -n 40 "$work/target.log"; echo "$me: FAIL (rc=$rc)"; fi
 exit $rc

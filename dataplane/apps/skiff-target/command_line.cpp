@@ -204,12 +204,12 @@ Result<config::Config> config_from_options(const Options &o) {
     for (auto &l : o.listen) {
         auto addr = nvmeof::transport::parse_listen_address(l);
         if (!addr) return fail("--listen " + addr.error().message);
-        c.listeners.push_back({o.transport, addr->host, addr->port, std::nullopt});
+        c.listeners.push_back({o.transport, addr->host, addr->port, std::nullopt, {}});
     }
     if (o.discovery != "none") {
         auto addr = nvmeof::transport::parse_listen_address(o.discovery);
         if (!addr) return fail("--discovery " + addr.error().message);
-        c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt};
+        c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt, {}};
     }
     return c;
 }
