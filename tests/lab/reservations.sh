@@ -95,9 +95,9 @@ def strip(o):
 print(json.dumps(strip(json.load(sys.stdin)), sort_keys=True))"; }
 field() { python3 -c "import json,sys; print(json.load(sys.stdin)[\"$1\"])"; }
 
-check "A registers key 0xa1 with PTPL on" "nvme resv-register $a --nrkey=0xa1 --rrega=0 --cptpl=3"
-check "B registers key 0xb2" "nvme resv-register $b --nrkey=0xb2 --rrega=0"
-check "A acquires Write Exclusive" "nvme resv-acquire $a --crkey=0xa1 --rtype=1 --racqa=0"
+check "A registers key 161 (0xa1) with PTPL on" "nvme resv-register $a --nrkey=161 --rrega=0 --cptpl=3"
+check "B registers key 178 (0xb2)" "nvme resv-register $b --nrkey=178 --rrega=0"
+check "A acquires Write Exclusive" "nvme resv-acquire $a --crkey=161 --rtype=1 --racqa=0"
 for d in $a $b; do echo "resv-report from $d:"; report $d | tee /tmp/r.json; done
 check "the report shows Write Exclusive" "[ \"\$(report $b | field rtype)\" = 1 ]"
 check "the report shows two registrants" "[ \"\$(report $a | field regctl)\" = 2 ]"
@@ -105,7 +105,7 @@ check "B (non-holder) write fails with Reservation Conflict" "conflict $b"
 cat /tmp/w.log
 check "B (non-holder) read succeeds" "nvr $b"
 check "A (holder) write succeeds" "nvw $a"
-check "B preempts A" "nvme resv-acquire $b --crkey=0xb2 --prkey=0xa1 --rtype=1 --racqa=1"
+check "B preempts A" "nvme resv-acquire $b --crkey=178 --prkey=161 --rtype=1 --racqa=1"
 check "A (preempted) write fails with Reservation Conflict" "conflict $a"
 check "B (holder now) write succeeds" "nvw $b"
 check "A read succeeds" "nvr $a"
