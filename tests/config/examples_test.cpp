@@ -55,7 +55,6 @@ TEST(Examples, MultiSubsystemHasWhatItSays) {
     EXPECT_FALSE(c.listeners[1].subsystems);
 }
 
-
 // The first gateway of a gateway group: its own controller id range, the namespace identity the
 // other gateway repeats, one listener non-optimized, the other gateway as a referral; all of it
 // survives save.
