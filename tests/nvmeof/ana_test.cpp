@@ -233,8 +233,9 @@ TEST(Discovery, ReferralsAreListedAsSubtypeOneEntriesAndBumpTheGeneration) {
         auto d = connect_data(0xFFFF, tgt::kDiscoveryNqn, kHost);
         EXPECT_EQ(q.run(connect_sqe(0), sizeof(d), &d).status, 0);
         EXPECT_EQ(q.run(property_sqe(true, w::kPropCc, 1)).status, 0);
-        EXPECT_EQ(q.run(get_log_sqe(NVME_LOG_LID_DISCOVER, 4096, 0), 4096).status, 0);
-        std::vector<uint8_t> page(q.data(), q.data() + 4096);
+        // A 1 KiB header and 1 KiB per entry: room for six entries.
+        EXPECT_EQ(q.run(get_log_sqe(NVME_LOG_LID_DISCOVER, 7168, 0), 7168).status, 0);
+        std::vector<uint8_t> page(q.data(), q.data() + 7168);
         return page;
     };
     auto before = read_log();
