@@ -13,7 +13,8 @@
 # Host and guest take turns through marker files in a folder both see: guest "connected" ->
 # host fails A over -> "failed-over" -> guest sees it, completes a fio pass -> "pass-on-b" ->
 # host checks path B's writes, fails back -> "failed-back" -> guest sees A optimized, completes
-# a pass, stops fio, disconnects. Every wait is a bounded poll.
+# a pass -> "pass-on-a" -> host checks path A's writes -> "counted" -> guest stops fio,
+# disconnects. Every wait is a bounded poll.
 #
 #   tests/lab/multipath.sh        (scripts/lab-tests.sh multipath)
 # Environment: SKIFF_TARGET, SKIFF_CTL (default build/bin/...), LAB_* knobs. Exit 0 = pass.
@@ -121,6 +122,9 @@ if wait_for "[ \"\$(state \$pa)\" = optimized ]" 300; then echo "== failback: pa
 else echo "FAIL: path A is $(state $pa) after failback"; rc=1; fi
 start=$(passes)
 wait_for "[ \"\$(passes)\" -ge $((start + 1)) ] || ! kill -0 $fio_pid 2>/dev/null" 1800
+# The host counts the writes through path A while its controller is still connected.
+touch "$WORK/pass-on-a"
+wait_for "[ -e $WORK/counted ]" 600 || { echo "FAIL: the host never counted the writes through path A"; rc=1; }
 touch "$WORK/stop"
 wait $fio_pid || { echo "FAIL: fio verify failed (an I/O or verify error)"; rc=1; }
 echo "fio verify passes: $(passes)"
@@ -145,14 +149,19 @@ if wait_file "$work/connected" 3000; then
     "$ctl" --socket "$sock" ana set 127.0.0.1 "$port_a" optimized || rc=1
     "$ctl" --socket "$sock" list | python3 -c 'import json,sys; [print("listener", l["port"], l["ana"]) for l in json.load(sys.stdin)["listeners"]]'
     touch "$work/failed-back"
+    # The guest ran a pass after the failback: on path A again (counted before it disconnects,
+    # as the target lists only connected controllers).
+    if wait_file "$work/pass-on-a" 3000; then
+      after_a=$(writes_through "$port_a")
+      echo "$me: writes through path A: $before_a at the failback, $after_a after a pass"
+      [ "${after_a:-0}" -gt "$before_a" ] || { echo "$me: FAIL: path A carried no writes after the failback"; rc=1; }
+    else
+      echo "$me: FAIL: the guest completed no pass after the failback"; rc=1
+    fi
+    touch "$work/counted"
   fi
 fi
 wait "$gpid"; grc=$?; gpid=""
 [ $grc = 0 ] || rc=1
-if [ -n "${before_a:-}" ]; then # the guest ran a pass after the failback: on path A again
-  after_a=$(writes_through "$port_a")
-  echo "$me: writes through path A: $before_a at the failback, $after_a at the end"
-  [ "${after_a:-0}" -gt "$before_a" ] || { echo "$me: FAIL: path A carried no writes after the failback"; rc=1; }
-fi
 if [ $rc = 0 ]; then echo "$me: PASS"; else echo "--- target output"; tail -n 40 "$work/target.log"; echo "$me: FAIL (rc=$rc)"; fi
 exit $rc
