@@ -2,8 +2,8 @@
 # Lab test: NVMe reservations from two kernel-initiator identities in one guest. skiff-target
 # runs on the host with a RAM namespace whose reservations persist through power loss
 # (ptpl_file). The guest boots with nvme_core.multipath=N so that each connection is its own
-# block device, and connects twice to the same listener with different --hostnqn / --hostid
-# (host A and host B: the kernel allows it, as they are not the same host). Then, with nvme-cli:
+# block device, and connects twice with different --hostnqn / --hostid (host A and host B),
+# each through its own listener of the target. Then, with nvme-cli:
 # both register (A with PTPL on), A acquires Write Exclusive, resv-report from each shows A as
 # the holder and both registrants; B's write fails with Reservation Conflict while B's read
 # succeeds and A's write succeeds; B preempts A (the reservation moves to B, A's registration is
@@ -20,7 +20,12 @@ lab="$checkout/tests/lab/vm"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 nqn=nqn.2026-11.io.skiff:lab-resv
 me=reservations
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# One listener per host identity: nvme-cli 2.4 (libnvme) refuses a second controller to the same
+# address, port and subsystem ("already connected", even with --duplicate-connect and another
+# host NQN), so host B connects through the second listener.
+port="$(free_port)"
+port_b="$(free_port)"
 work="$(mktemp -d "$checkout/build/lab-resv-XXXXXX")" # shared with the guest
 cat >"$work/target.json" <<JSON
 {
@@ -28,7 +33,8 @@ cat >"$work/target.json" <<JSON
   "backends": [{"name": "ram1", "kind": "ram", "size": "16MiB"}],
   "subsystems": [{"nqn": "$nqn", "serial": "SKIFFRESV1",
                   "namespaces": [{"nsid": 1, "backend": "ram1", "ptpl_file": "$work/ns1.resv"}]}],
-  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": $port}],
+  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": $port},
+                {"trtype": "tcp", "addr": "127.0.0.1", "port": $port_b}],
   "discovery": null
 }
 JSON
@@ -54,17 +60,17 @@ wait_file() { # wait_file PATH TENTHS
 start_target || { echo "$me: skiff-target did not listen on $port"; cat "$work/target.log"; echo "$me: FAIL"; exit 1; }
 
 # shellcheck disable=SC2016  # expanded in the guest
-LAB_CMDLINE="${LAB_CMDLINE:-} nvme_core.multipath=N" LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" \
-  PORT="$port" NQN="$nqn" WORK="$work" LAB_TIMEOUT="${LAB_TIMEOUT:-400}" "$lab/run" '
+LAB_CMDLINE="${LAB_CMDLINE:-} nvme_core.multipath=N" LAB_HOST_PORTS="$port $port_b" LAB_PASS_ENV="PORT PORT_B NQN WORK" \
+  PORT="$port" PORT_B="$port_b" NQN="$nqn" WORK="$work" LAB_TIMEOUT="${LAB_TIMEOUT:-400}" "$lab/run" '
 set -uo pipefail
 modprobe -a nvme-fabrics nvme-tcp
 wait_for() { for _ in $(seq 1 "${2:-600}"); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 echo "nvme_core.multipath=$(cat /sys/module/nvme_core/parameters/multipath)"
 ida=7d1e0a52-3c4b-4e6f-8a9b-1c2d3e4f5a01 idb=7d1e0a52-3c4b-4e6f-8a9b-1c2d3e4f5a02
 hosta=nqn.2014-08.org.nvmexpress:uuid:$ida hostb=nqn.2014-08.org.nvmexpress:uuid:$idb
-for h in "$hosta $ida" "$hostb $idb"; do
+for h in "$hosta $ida $PORT" "$hostb $idb $PORT_B"; do
   set -- $h
-  nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --hostnqn "$1" --hostid "$2" --nr-io-queues 1 \
+  nvme connect -t tcp -a 10.0.2.100 -s "$3" -n "$NQN" --hostnqn "$1" --hostid "$2" --nr-io-queues 1 \
     --keep-alive-tmo 30 --reconnect-delay 1 || { echo "FAIL: nvme connect as $1"; exit 1; }
 done
 # The block device of the connection made as host NQN $1.
@@ -84,7 +90,8 @@ check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; rc=1; fi; }
 # Writes and reads one block with nvme-cli; a conflict prints the status name.
 nvw() { nvme write "$1" --start-block=0 --block-count=0 --data-size=512 --data=/tmp/blk 2>&1; }
 nvr() { nvme read "$1" --start-block=0 --block-count=0 --data-size=512 --data=/tmp/rd 2>&1; }
-conflict() { nvw "$1" | tee /tmp/w.log | grep -qi "reservation.conflict"; }
+# (Not a pipeline: under pipefail the failed write would fail it whatever grep finds.)
+conflict() { nvw "$1" >/tmp/w.log; grep -qi "reservation.conflict" /tmp/w.log; }
 report() { nvme resv-report "$1" --eds -o json; }
 # The report without controller ids (a reconnect gets new ones).
 norm() { python3 -c "import json,sys
