@@ -58,6 +58,18 @@
 #                     device-side sends, 64 ping-pongs by device-side send/receive, RDMA write with
 #                     immediate both ways, atomic fetch-add, remote sync event set/add, RDMA read,
 #                     every byte verified on the DPA thread or the host.
+#   multipath         tests/lab/multipath.sh: skiff-target with two listeners (port A optimized, B
+#                     non-optimized); the guest's native NVMe multipath (nvme_core.multipath=Y,
+#                     checked) connects through both and runs fio verify on the multipath disk
+#                     while skiff-ctl ana set makes A inaccessible (through the change state): path
+#                     A's sysfs ana_state turns inaccessible, path B carries the writes, no I/O or
+#                     verify error; then A optimized again (failback, seen in sysfs).
+#   reservations      tests/lab/reservations.sh: two kernel-initiator identities (--hostnqn /
+#                     --hostid) connected to one namespace in one guest (nvme_core.multipath=N);
+#                     nvme resv-register / resv-acquire (Write Exclusive) / resv-report from each;
+#                     the non-holder's write fails with Reservation Conflict, its read succeeds;
+#                     preempt moves the reservation; after a target restart (PTPL on) the reports
+#                     are the same.
 #   service           tests/lab/service.sh: the guest boots systemd, installs the amd64 .debs of
 #                     scripts/package.sh, `systemd-analyze verify` of both units is clean,
 #                     `systemctl start skiff-target`, nvme connect + fio verify, a namespace
@@ -191,6 +203,14 @@ exec /lab/guest/host-libs $target"' --transport rdma --listen $TARGET_ADDR:$TARG
     "$lab/rdma-guest-target"
 }
 
+test_multipath() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/multipath.sh"
+}
+
+test_reservations() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/reservations.sh"
+}
+
 test_service() {
   "$checkout/tests/lab/service.sh"
 }
@@ -264,7 +284,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations service)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

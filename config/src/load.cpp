@@ -184,7 +184,9 @@ std::optional<Id16> read_id16(JsonReader &r, const json &j, const std::string &p
 }
 
 void read_namespace(JsonReader &r, const json &j, const std::string &p, NamespaceConfig &out) {
-    if (!r.object(j, p, {"nsid", "backend", "block_size", "uuid", "nguid", "ana_group", "ptpl_file"})) return;
+    if (!r.object(j, p,
+                  {"nsid", "backend", "block_size", "uuid", "nguid", "eui64", "ana_group", "ptpl_file"}))
+        return;
     if (auto v = r.integer(j, p, "nsid", 1, nvmeof::target::kMaxNamespaces, true)) out.nsid = uint32_t(*v);
     if (auto v = r.string(j, p, "backend", true, "ram0")) out.backend = *v;
     if (auto v = r.integer(j, p, "block_size", 512, 4096, false)) {
@@ -195,6 +197,13 @@ void read_namespace(JsonReader &r, const json &j, const std::string &p, Namespac
     }
     out.uuid = read_id16(r, j, p, "uuid");
     out.nguid = read_id16(r, j, p, "nguid");
+    if (auto text = r.string(j, p, "eui64", false, "0123456789abcdef")) {
+        out.eui64 = parse_id8(*text);
+        if (!out.eui64)
+            r.error(join(p, "eui64"), "expected 16 hex digits, got " + quote(j["eui64"]));
+        else if (*out.eui64 == Id8{})
+            r.error(join(p, "eui64"), "expected a non-zero identifier");
+    }
     if (auto v = r.integer(j, p, "ana_group", 1, kMaxAnaGroup, false)) out.ana_group = uint32_t(*v);
     if (auto v = r.string(j, p, "ptpl_file", false, "/var/lib/skiff/ns1.resv")) {
         if (v->empty() || v->back() == '/')
@@ -264,10 +273,62 @@ void read_subsystems(JsonReader &r, const json &j, std::vector<SubsystemConfig> 
     }
 }
 
+// listeners[].ana: [{"subsystem": NQN (optional), "group": 1..128, "state": "..."}].
+void read_ana_states(JsonReader &r, const json &j, const std::string &p, std::vector<AnaStateConfig> &out) {
+    if (!r.array(j, p, "ANA state objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string ep = index(p, i);
+        const json &e = j[i];
+        if (!r.object(e, ep, {"subsystem", "group", "state"})) continue;
+        AnaStateConfig a;
+        if (auto v = r.string(e, ep, "subsystem", false, "nqn.2026-11.io.skiff:disk1")) a.subsystem = *v;
+        if (auto v = r.integer(e, ep, "group", 1, kMaxAnaGroup, true)) a.group = uint32_t(*v);
+        if (auto v = r.string(e, ep, "state", true, "inaccessible")) {
+            if (!nvmeof::target::parse_ana_state(*v))
+                r.error(join(ep, "state"), "expected \"optimized\", \"non-optimized\", \"inaccessible\", "
+                                           "\"persistent-loss\" or \"change\", got " +
+                                               quote(e["state"]));
+            a.state = *v;
+        }
+        for (size_t k = 0; k < out.size(); ++k)
+            if (out[k].subsystem == a.subsystem && out[k].group == a.group)
+                r.error(ep, "group " + std::to_string(a.group) +
+                                (a.subsystem.empty() ? "" : " of " + a.subsystem) + " is already set by " +
+                                index(p, k));
+        out.push_back(a);
+    }
+}
+
+// referrals: [{"trtype": "tcp", "addr": "192.0.2.7", "port": 8009}].
+void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &out) {
+    if (!r.array(j, "referrals", "referral objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = index("referrals", i);
+        const json &e = j[i];
+        if (!r.object(e, p, {"trtype", "addr", "port"})) continue;
+        ReferralConfig ref;
+        if (auto v = read_trtype(r, e, p)) ref.trtype = *v;
+        if (auto v = r.string(e, p, "addr", true, "192.0.2.7")) {
+            in_addr a4{};
+            in6_addr a6{};
+            if (inet_pton(AF_INET, v->c_str(), &a4) != 1 && inet_pton(AF_INET6, v->c_str(), &a6) != 1)
+                r.error(join(p, "addr"), "expected an IPv4 or IPv6 address, got " + quote(e["addr"]));
+            ref.addr = *v;
+        }
+        if (auto v = r.integer(e, p, "port", 1, 65535, false)) ref.port = uint16_t(*v);
+        for (size_t k = 0; k < out.size(); ++k)
+            if (out[k] == ref) r.error(p, "the same referral as " + index("referrals", k));
+        out.push_back(ref);
+    }
+}
+
 std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
                                             bool discovery) {
     std::vector<const char *> keys = {"trtype", "addr", "port"};
-    if (!discovery) keys.push_back("subsystems");
+    if (!discovery) {
+        keys.push_back("subsystems");
+        keys.push_back("ana");
+    }
     if (!r.object(j, p, keys)) return std::nullopt;
     ListenerConfig l;
     if (auto v = read_trtype(r, j, p)) l.trtype = *v;
@@ -280,6 +341,7 @@ std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const 
     }
     if (auto v = r.integer(j, p, "port", 0, 65535, true)) l.port = uint16_t(*v);
     if (!discovery) l.subsystems = r.strings(j, p, "subsystems", "subsystem NQN strings");
+    if (!discovery && j.contains("ana")) read_ana_states(r, j["ana"], join(p, "ana"), l.ana);
     return l;
 }
 
@@ -396,6 +458,10 @@ void cross_check(JsonReader &r, const Config &c) {
     for (size_t i = 0; i < c.listeners.size(); ++i) {
         const ListenerConfig &l = c.listeners[i];
         check_address(l, index("listeners", i));
+        for (size_t k = 0; k < l.ana.size(); ++k)
+            if (!l.ana[k].subsystem.empty() && !nqns.count(l.ana[k].subsystem))
+                r.error(index(index("listeners", i) + ".ana", k) + ".subsystem",
+                        "no subsystem named \"" + l.ana[k].subsystem + "\"");
         if (!l.subsystems) continue;
         for (size_t k = 0; k < l.subsystems->size(); ++k)
             if (!nqns.count((*l.subsystems)[k]))
@@ -416,7 +482,8 @@ std::string LoadResult::error_text() const {
 LoadResult parse_config(const json &doc) {
     JsonReader r;
     Config c;
-    if (r.object(doc, "", {"target", "transports", "backends", "subsystems", "listeners", "discovery"})) {
+    if (r.object(doc, "",
+                 {"target", "transports", "backends", "subsystems", "listeners", "discovery", "referrals"})) {
         if (doc.contains("target")) read_target(r, doc["target"], c.target);
         if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
         if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);
@@ -424,6 +491,7 @@ LoadResult parse_config(const json &doc) {
         if (doc.contains("listeners")) read_listeners(r, doc["listeners"], c.listeners);
         if (doc.contains("discovery") && !doc["discovery"].is_null())
             c.discovery = read_listener(r, doc["discovery"], "discovery", true);
+        if (doc.contains("referrals")) read_referrals(r, doc["referrals"], c.referrals);
         if (r.errors().empty()) cross_check(r, c);
     }
     LoadResult out;
@@ -473,6 +541,16 @@ const BackendConfig *Config::find_backend(const std::string &name) const {
     return nullptr;
 }
 
+std::string ListenerConfig::ana_state(const std::string &nqn, uint32_t group) const {
+    const AnaStateConfig *any = nullptr;
+    for (auto &a : ana) {
+        if (a.group != group) continue;
+        if (a.subsystem == nqn) return a.state;
+        if (a.subsystem.empty()) any = &a;
+    }
+    return any ? any->state : "optimized";
+}
+
 const SubsystemConfig *Config::find_subsystem(const std::string &nqn) const {
     for (auto &s : subsystems)
         if (s.nqn == nqn) return &s;
@@ -486,10 +564,10 @@ Config default_config() {
     s.nqn = "nqn.2026-11.io.skiff:default";
     s.serial = "SKIFF0001";
     s.model = "skiff RAM namespace";
-    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, 1, ""});
+    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, std::nullopt, 1, ""});
     c.subsystems.push_back(s);
-    c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt});
-    c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt};
+    c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt, {}});
+    c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt, {}};
     return c;
 }
 
@@ -529,10 +607,15 @@ std::string summarize(const Config &c) {
             for (auto &n : *l.subsystems) names += (names.empty() ? "" : ", ") + n;
             o << (names.empty() ? "no subsystem" : names) << "\n";
         }
+        for (auto &a : l.ana)
+            o << "  ANA group " << a.group << (a.subsystem.empty() ? "" : " of " + a.subsystem) << ": "
+              << a.state << "\n";
     }
     if (c.discovery)
         o << "discovery " << c.discovery->trtype << " " << c.discovery->addr << ":" << c.discovery->port
           << "\n";
+    for (auto &ref : c.referrals)
+        o << "referral " << ref.trtype << " " << ref.addr << ":" << ref.port << "\n";
     return o.str();
 }
 

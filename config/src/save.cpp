@@ -11,6 +11,11 @@ namespace {
 json listener_json(const ListenerConfig &l) {
     json j = {{"trtype", l.trtype}, {"addr", l.addr}, {"port", l.port}};
     if (l.subsystems) j["subsystems"] = *l.subsystems;
+    for (auto &a : l.ana) {
+        json e = {{"group", a.group}, {"state", a.state}};
+        if (!a.subsystem.empty()) e["subsystem"] = a.subsystem;
+        j["ana"].push_back(e);
+    }
     return j;
 }
 
@@ -66,6 +71,7 @@ json to_json(const Config &c) {
                       {"ana_group", ns.ana_group}};
             if (ns.uuid) n["uuid"] = format_id16(*ns.uuid);
             if (ns.nguid) n["nguid"] = format_id16(*ns.nguid);
+            if (ns.eui64) n["eui64"] = format_id8(*ns.eui64);
             if (!ns.ptpl_file.empty()) n["ptpl_file"] = ns.ptpl_file;
             j["namespaces"].push_back(n);
         }
@@ -74,6 +80,9 @@ json to_json(const Config &c) {
     out["listeners"] = json::array();
     for (auto &l : c.listeners) out["listeners"].push_back(listener_json(l));
     out["discovery"] = c.discovery ? listener_json(*c.discovery) : json(nullptr);
+    out["referrals"] = json::array();
+    for (auto &r : c.referrals)
+        out["referrals"].push_back({{"trtype", r.trtype}, {"addr", r.addr}, {"port", r.port}});
     return out;
 }
 

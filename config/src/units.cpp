@@ -76,4 +76,22 @@ std::string format_id16(const Id16 &id) {
     return out;
 }
 
+std::optional<Id8> parse_id8(const std::string &text) {
+    if (text.size() != 16) return std::nullopt;
+    Id8 id{};
+    for (size_t i = 0; i < 16; ++i) {
+        int v = hex_value(text[i]);
+        if (v < 0) return std::nullopt;
+        id[i / 2] = static_cast<uint8_t>(id[i / 2] | (i % 2 ? v : v << 4));
+    }
+    return id;
+}
+
+std::string format_id8(const Id8 &id) {
+    char out[17];
+    std::snprintf(out, sizeof(out), "%02x%02x%02x%02x%02x%02x%02x%02x", id[0], id[1], id[2], id[3], id[4],
+                  id[5], id[6], id[7]);
+    return out;
+}
+
 } // namespace skiff::config

@@ -38,7 +38,7 @@ const std::vector<BadCase> kCases = {
     {"unknown top-level key",
      [](json &j) { j["subsytems"] = json::array(); },
      {"subsytems: unknown key; expected one of target, transports, backends, subsystems, listeners, "
-      "discovery"}},
+      "discovery, referrals"}},
     {"cores out of range",
      [](json &j) { j["target"]["cores"] = 0; },
      {"target.cores: expected an integer 1..64, got 0"}},
@@ -192,6 +192,50 @@ const std::vector<BadCase> kCases = {
     {"ANA group out of range",
      [](json &j) { j["subsystems"][0]["namespaces"][0]["ana_group"] = 0; },
      {"subsystems[0].namespaces[0].ana_group: expected an integer 1..128, got 0"}},
+    {"EUI-64 that is not 16 hex digits",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["eui64"] = "0123456789abcde"; },
+     {"subsystems[0].namespaces[0].eui64: expected 16 hex digits, got \"0123456789abcde\""}},
+    {"ANA state that does not exist",
+     [](json &j) {
+         j["listeners"][0]["ana"] = {{{"group", 1}, {"state", "optimised"}}};
+     },
+     {"listeners[0].ana[0].state: expected \"optimized\", \"non-optimized\", \"inaccessible\", "
+      "\"persistent-loss\" or \"change\", got \"optimised\""}},
+    {"ANA state of group 0",
+     [](json &j) {
+         j["listeners"][0]["ana"] = {{{"group", 0}, {"state", "inaccessible"}}};
+     },
+     {"listeners[0].ana[0].group: expected an integer 1..128, got 0"}},
+    {"ANA state without a group",
+     [](json &j) {
+         j["listeners"][0]["ana"] = {{{"state", "inaccessible"}}};
+     },
+     {"listeners[0].ana[0].group: missing; expected an integer 1..128"}},
+    {"ANA state set twice for one group",
+     [](json &j) {
+         j["listeners"][0]["ana"] = {{{"group", 2}, {"state", "inaccessible"}},
+                                     {{"group", 2}, {"state", "optimized"}}};
+     },
+     {"listeners[0].ana[1]: group 2 is already set by listeners[0].ana[0]"}},
+    {"ANA state of a subsystem that does not exist",
+     [](json &j) {
+         j["listeners"][0]["ana"] = {
+             {{"subsystem", "nqn.2026-11.io.skiff:zz"}, {"group", 1}, {"state", "inaccessible"}}};
+     },
+     {"listeners[0].ana[0].subsystem: no subsystem named \"nqn.2026-11.io.skiff:zz\""}},
+    {"ANA states on the discovery listener",
+     [](json &j) { j["discovery"]["ana"] = json::array(); },
+     {"discovery.ana: unknown key; expected one of trtype, addr, port"}},
+    {"referral to a host name",
+     [](json &j) {
+         j["referrals"] = {{{"addr", "gateway2"}, {"port", 8009}}};
+     },
+     {"referrals[0].addr: expected an IPv4 or IPv6 address, got \"gateway2\""}},
+    {"the same referral twice",
+     [](json &j) {
+         j["referrals"] = {{{"addr", "192.0.2.8"}}, {{"addr", "192.0.2.8"}, {"port", 8009}}};
+     },
+     {"referrals[1]: the same referral as referrals[0]"}},
     {"PTPL file that is a directory",
      [](json &j) { j["subsystems"][0]["namespaces"][0]["ptpl_file"] = "/var/lib/skiff/"; },
      {"subsystems[0].namespaces[0].ptpl_file: expected a file path, got \"/var/lib/skiff/\""}},

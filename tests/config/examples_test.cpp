@@ -55,5 +55,28 @@ TEST(Examples, MultiSubsystemHasWhatItSays) {
     EXPECT_FALSE(c.listeners[1].subsystems);
 }
 
+// The first gateway of a gateway group: its own controller id range, the namespace identity the
+// other gateway repeats, one listener non-optimized, the other gateway as a referral; all of it
+// survives save.
+TEST(Examples, MultipathGatewayHasWhatItSays) {
+    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/multipath-gateway.json");
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const Config &c = *r.config;
+    EXPECT_EQ(c.subsystems[0].cntlid_max, 999);
+    ASSERT_TRUE(c.subsystems[0].namespaces[0].eui64);
+    EXPECT_EQ((*c.subsystems[0].namespaces[0].eui64)[7], 0xef);
+    EXPECT_EQ(c.listeners[0].ana_state("nqn.2026-11.io.skiff:gateway", 1), "optimized");
+    EXPECT_EQ(c.listeners[1].ana_state("nqn.2026-11.io.skiff:gateway", 1), "non-optimized");
+    ASSERT_EQ(c.referrals.size(), 1u);
+    EXPECT_EQ(c.referrals[0].addr, "10.0.0.2");
+    EXPECT_EQ(c.referrals[0].port, 8009);
+    EXPECT_NE(summarize(c).find("referral tcp 10.0.0.2:8009"), std::string::npos) << summarize(c);
+    LoadResult again = parse_config(to_json(c));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->listeners == c.listeners);
+    EXPECT_TRUE(again.config->referrals == c.referrals);
+    EXPECT_TRUE(again.config->subsystems == c.subsystems);
+}
+
 } // namespace
 } // namespace skiff::config

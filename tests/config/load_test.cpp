@@ -125,6 +125,25 @@ TEST(Load, DpaDataPath) {
     EXPECT_TRUE(again.config->target == r.config->target);
 }
 
+// A listener's ANA entry that names the subsystem wins over one for every subsystem; groups
+// without an entry are optimized.
+TEST(Load, ListenerAnaStatesSpecificEntryWins) {
+    LoadResult r = parse_config(json::parse(R"({"backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:x", "namespaces": [{"nsid": 1, "backend": "b"}]},
+                     {"nqn": "nqn.2026-11.io.skiff:y"}],
+      "listeners": [{"addr": "127.0.0.1", "port": 4420,
+                     "ana": [{"group": 1, "state": "inaccessible"},
+                             {"subsystem": "nqn.2026-11.io.skiff:x", "group": 1, "state": "non-optimized"}]}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const ListenerConfig &l = r.config->listeners[0];
+    EXPECT_EQ(l.ana_state("nqn.2026-11.io.skiff:x", 1), "non-optimized");
+    EXPECT_EQ(l.ana_state("nqn.2026-11.io.skiff:y", 1), "inaccessible");
+    EXPECT_EQ(l.ana_state("nqn.2026-11.io.skiff:x", 2), "optimized");
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->listeners == r.config->listeners);
+}
+
 TEST(Load, NamespacePtplFile) {
     LoadResult r = parse_config(json::parse(R"({"backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],
       "subsystems": [{"nqn": "nqn.2026-11.io.skiff:p",

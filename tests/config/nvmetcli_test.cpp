@@ -96,5 +96,22 @@ TEST(Nvmetcli, WarnsAboutWhatItIgnores) {
                               "ports[0].referrals: discovery referrals are not supported; ignored"}));
 }
 
+TEST(Nvmetcli, PortAnaGroupStatesBecomeListenerAnaEntries) {
+    json doc = json::parse(R"({
+      "ports": [{"addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4420", "trtype": "tcp"},
+                 "portid": 1, "subsystems": [],
+                 "ana_groups": [{"ana": {"state": "optimized"}, "grpid": 1},
+                                {"ana": {"state": "inaccessible"}, "grpid": 2}]}]
+    })");
+    LoadResult r = import_nvmetcli(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_TRUE(r.warnings.empty());
+    ASSERT_EQ(r.config->listeners.size(), 1u);
+    ASSERT_EQ(r.config->listeners[0].ana.size(), 1u);
+    EXPECT_EQ(r.config->listeners[0].ana[0].group, 2u);
+    EXPECT_EQ(r.config->listeners[0].ana[0].state, "inaccessible");
+    EXPECT_EQ(r.config->listeners[0].ana_state("nqn.2026-11.io.skiff:any", 1), "optimized");
+}
+
 } // namespace
 } // namespace skiff::config

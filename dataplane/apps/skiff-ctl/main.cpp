@@ -70,7 +70,8 @@ std::string find_default_socket() {
 
 skiff::cli::ManPage man_page() {
     skiff::cli::ManPage m;
-    m.name = "skiff-ctl - change a running skiff-target (subsystems, namespaces, listeners, hosts)";
+    m.name = "skiff-ctl - change a running skiff-target (subsystems, namespaces, listeners, hosts, ANA, "
+             "referrals)";
     m.synopsis = "skiff-ctl [--socket PATH] COMMAND [ARGUMENTS]\n"
                  "skiff-ctl COMMAND --help";
     m.description =
@@ -93,6 +94,10 @@ skiff::cli::ManPage man_page() {
                  "    a second namespace on a new 64 MiB RAM backend\n"
                  "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
                  "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
+                 "skiff-ctl ana set 127.0.0.1 4420 inaccessible --group 1\n"
+                 "    hosts connected through 127.0.0.1:4420 fail over to their other paths\n"
+                 "skiff-ctl referral add 192.0.2.8 8009\n"
+                 "    the discovery log page lists another target's discovery service\n"
                  "skiff-ctl controllers\n"
                  "    connected controllers with per-queue I/O statistics\n"
                  "skiff-ctl connections\n"
@@ -228,6 +233,48 @@ int main(int argc, char **argv) {
     hrm->add_option("nqn", nqn, "subsystem NQN")->required();
     hrm->add_option("host", host, "host NQN")->required();
     on(hrm, "host.remove", [&] { params = {{"nqn", nqn}, {"host", host}}; });
+
+    // ana set: one listener's ANA state of a group.
+    auto *ana =
+        app.add_subcommand("ana", "set a listener's ANA state of a group (multipath)")->require_subcommand(1);
+    std::string ana_state, ana_nqn;
+    uint32_t ana_group = 1, ana_transition_ms = 0;
+    auto *aset =
+        ana->add_subcommand("set", "hosts connected through ADDR PORT see GROUP in STATE (ANA change "
+                                   "event, log page 0Ch)");
+    aset->add_option("addr", addr, "the listener's IPv4 address")->required();
+    aset->add_option("port", port, "the listener's port")->required();
+    aset->add_option("state", ana_state, "optimized, non-optimized, inaccessible, persistent-loss or change")
+        ->required()
+        ->check(CLI::IsMember({"optimized", "non-optimized", "inaccessible", "persistent-loss", "change"}));
+    aset->add_option("--group", ana_group, "ANA group id (namespaces name theirs; default 1)")
+        ->capture_default_str();
+    aset->add_option("--nqn", ana_nqn, "only this subsystem's group (default: every subsystem's)");
+    aset->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
+    aset->add_option("--transition-ms", ana_transition_ms,
+                     "pass through the change state for this long first (at most 9000, below ANATT)");
+    on(aset, "ana.set", [&] {
+        params = {
+            {"trtype", trtype}, {"addr", addr}, {"port", port}, {"group", ana_group}, {"state", ana_state}};
+        if (!ana_nqn.empty()) params["nqn"] = ana_nqn;
+        if (ana_transition_ms) params["transition_ms"] = ana_transition_ms;
+    });
+
+    // referral add|remove: other targets' discovery services in this one's discovery log page.
+    auto *ref = app.add_subcommand("referral", "list another target's discovery service in the discovery log")
+                    ->require_subcommand(1);
+    uint16_t ref_port = 8009;
+    for (const char *verb : {"add", "remove"}) {
+        bool add = std::string(verb) == "add";
+        auto *cmd = ref->add_subcommand(verb, add ? "add a referral to ADDR [PORT]"
+                                                  : "remove the referral to ADDR [PORT]");
+        cmd->add_option("addr", addr, "the other target's discovery address (IPv4 or IPv6)")->required();
+        cmd->add_option("port", ref_port, "its discovery port")->capture_default_str();
+        cmd->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
+        on(cmd, add ? "referral.add" : "referral.remove", [&] {
+            params = {{"trtype", trtype}, {"addr", addr}, {"port", ref_port}};
+        });
+    }
 
     // error-inject: arm an error backend (kind "error") while the target runs.
     std::string inj_backend, inj_op, inj_status = "0";

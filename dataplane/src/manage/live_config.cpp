@@ -110,6 +110,8 @@ Status LiveConfig::attach(TargetService &service) {
         if (!port) return port.error();
         listeners_.push_back({port->id, l});
     }
+    std::vector<std::string> ana_done;
+    apply_ana(running_, 0, ana_done);
     if (running_.discovery) {
         const auto &d = *running_.discovery;
         auto port = service.add_listener({d.addr, d.port, d.trtype}, true);
@@ -137,6 +139,7 @@ LiveConfig::make_namespace(const std::string &nqn, const config::NamespaceConfig
     tgt::NamespaceIds ids = tgt::derive_namespace_ids(nqn, ns.nsid);
     if (ns.uuid) ids.uuid = *ns.uuid;
     if (ns.nguid) ids.nguid = *ns.nguid;
+    if (ns.eui64) ids.eui64 = *ns.eui64;
     auto out = std::make_shared<tgt::Namespace>(ns.nsid, ns.block_size, device, ids);
     out->set_ana_group(ns.ana_group);
     if (std::string err = out->reservation().attach_store(ns.ptpl_file); !err.empty())
@@ -158,7 +161,7 @@ void LiveConfig::remove_namespace(tgt::Subsystem &subsys, uint32_t nsid) {
     if (auto ns = subsys.remove_namespace(nsid)) retirement_->retire(std::move(ns));
 }
 
-Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
+Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t ana_transition_ms) {
     std::lock_guard lock(mu_);
     const Config &cur = running_;
     auto refuse = [](const std::string &why) { return make_error(DOCA_ERROR_NOT_PERMITTED, why); };
@@ -244,12 +247,14 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
             done.push_back("removed listener " + listener_key(l.config));
         }
         for (auto &k : kept)
-            for (auto &l : next.listeners)
-                if (listener_key(l) == listener_key(k.config) && !(l.subsystems == k.config.subsystems)) {
+            for (auto &l : next.listeners) {
+                if (listener_key(l) != listener_key(k.config)) continue;
+                if (!(l.subsystems == k.config.subsystems)) {
                     (void)target_.set_port_subsystems(k.port_id, l.subsystems);
-                    k.config = l;
                     done.push_back("changed the subsystems of listener " + listener_key(l));
                 }
+                k.config = l; // its ANA states are applied below
+            }
         size_t first_discovery = bound.size();
         for (size_t i = 0; i < bound.size(); ++i)
             if (next.discovery && bound[i].config == *next.discovery && discovery_changed)
@@ -311,6 +316,21 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
                        ") to " + a.nqn);
     }
     devices_ = std::move(devices);
+    if (service_) apply_ana(next, ana_transition_ms, done);
+    if (!(cur.referrals == next.referrals)) {
+        std::vector<tgt::Port> referrals;
+        for (auto &r : next.referrals) {
+            tgt::Port p;
+            p.id = uint16_t(referrals.size() + 1);
+            p.trtype = r.trtype;
+            p.traddr = r.addr;
+            p.trsvcid = std::to_string(r.port);
+            p.discovery_only = true;
+            referrals.push_back(p);
+        }
+        target_.set_referrals(std::move(referrals));
+        done.push_back("discovery referrals: " + std::to_string(next.referrals.size()));
+    }
     if (cur.target.log_level != next.target.log_level) {
         if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);
         done.push_back("log level " + next.target.log_level);
@@ -321,6 +341,60 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
     return done;
 }
 
+void LiveConfig::apply_ana(const Config &c, uint32_t transition_ms, std::vector<std::string> &done) {
+    auto now = std::chrono::steady_clock::now();
+    for (auto &l : listeners_) {
+        for (auto &s : c.subsystems) {
+            auto live = target_.find_subsystem(s.nqn);
+            if (!live) continue;
+            const tgt::PortAna &ana = live->port_ana(l.port_id);
+            for (uint32_t g = 1; g <= tgt::kMaxAnaGroups; ++g) {
+                tgt::AnaState want = *tgt::parse_ana_state(l.config.ana_state(s.nqn, g)); // validated
+                auto pending = std::find_if(transitions_.begin(), transitions_.end(), [&](auto &t) {
+                    return t.port_id == l.port_id && t.nqn == s.nqn && t.group == g;
+                });
+                if (pending != transitions_.end()) {
+                    if (pending->final == want) continue; // on its way there
+                    transitions_.erase(pending);
+                }
+                if (ana.state(g) == want) continue;
+                std::string what = "ANA group " + std::to_string(g) + " of " + s.nqn + " on listener " +
+                                   listener_key(l.config) + ": ";
+                if (transition_ms && want != tgt::AnaState::kChange) {
+                    live->set_ana_state(l.port_id, g, tgt::AnaState::kChange);
+                    transitions_.push_back(
+                        {l.port_id, s.nqn, g, want, now + std::chrono::milliseconds(transition_ms)});
+                    done.push_back(what + "change, then " + tgt::ana_state_name(want) + " in " +
+                                   std::to_string(transition_ms) + " ms");
+                } else {
+                    live->set_ana_state(l.port_id, g, want);
+                    done.push_back(what + tgt::ana_state_name(want));
+                }
+            }
+        }
+    }
+}
+
+size_t LiveConfig::finish_ana_transitions() {
+    std::lock_guard lock(mu_);
+    auto now = std::chrono::steady_clock::now();
+    size_t n = 0;
+    for (auto it = transitions_.begin(); it != transitions_.end();) {
+        if (it->due > now) {
+            ++it;
+            continue;
+        }
+        if (auto live = target_.find_subsystem(it->nqn)) {
+            live->set_ana_state(it->port_id, it->group, it->final);
+            skiff::log::get("manage")->info("ANA group {} of {} on port {}: {}", it->group, it->nqn,
+                                            it->port_id, tgt::ana_state_name(it->final));
+        }
+        it = transitions_.erase(it);
+        ++n;
+    }
+    return n;
+}
+
 Config LiveConfig::running() const {
     std::lock_guard lock(mu_);
     return running_;
@@ -329,6 +403,30 @@ Config LiveConfig::running() const {
 size_t LiveConfig::reap() {
     std::lock_guard lock(mu_);
     return retirement_->reap();
+}
+
+// The live ANA state of every group in use (by a namespace or by the listener's configuration)
+// of every subsystem the listener exposes: what hosts connected through it are told now.
+json LiveConfig::live_ana_json(const Listener &l) const {
+    json out = json::array();
+    for (auto &s : running_.subsystems) {
+        auto live = target_.find_subsystem(s.nqn);
+        if (!live ||
+            (l.config.subsystems && std::find(l.config.subsystems->begin(), l.config.subsystems->end(),
+                                              s.nqn) == l.config.subsystems->end()))
+            continue;
+        std::set<uint32_t> groups;
+        for (auto &ns : s.namespaces) groups.insert(ns.ana_group);
+        for (auto &a : l.config.ana)
+            if (a.subsystem.empty() || a.subsystem == s.nqn) groups.insert(a.group);
+        const tgt::PortAna &ana = live->port_ana(l.port_id);
+        for (uint32_t g : groups)
+            out.push_back({{"subsystem", s.nqn},
+                           {"group", g},
+                           {"state", tgt::ana_state_name(ana.state(g))},
+                           {"changes", ana.group_changes(g)}});
+    }
+    return out;
 }
 
 json LiveConfig::listeners_json() const {
@@ -343,6 +441,7 @@ json LiveConfig::listeners_json() const {
         if (service_)
             if (auto a = service_->listener_address(l.port_id)) j["bound"] = a->str();
         if (l.config.subsystems) j["subsystems"] = *l.config.subsystems;
+        if (!discovery) j["ana"] = live_ana_json(l);
         out.push_back(j);
     };
     for (auto &l : listeners_) one(l, false);

@@ -80,7 +80,73 @@ void remove_backend(json &doc, const std::string &name) {
 const char *kMethods =
     "list, controllers, connections, subsystem.add, subsystem.remove, namespace.add, namespace.remove, "
     "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
-    "config.apply, save, reload, error.inject";
+    "ana.set, referral.add, referral.remove, config.apply, save, reload, error.inject";
+
+// How long an ANA transition may keep a group in the change state: below ANATT (10 s, Identify
+// Controller), which is how long a host waits before it gives the path up.
+constexpr uint64_t kMaxAnaTransitionMs = 9000;
+
+// The listener entry of doc on addr:port (trtype tcp unless given).
+json &listener_entry(json &doc, const json &params) {
+    std::string addr = str(params, "addr", "the listener's IPv4 address");
+    uint64_t port =
+        param(params, "port", json::value_t::number_unsigned, "the listener's port").get<uint64_t>();
+    std::string trtype = params.value("trtype", "tcp");
+    for (auto &l : doc["listeners"])
+        if (l["addr"] == addr && l["port"] == port && l.value("trtype", "tcp") == trtype) return l;
+    throw RpcError{kRpcInvalidParams,
+                   "params: no " + trtype + " listener on " + addr + ":" + std::to_string(port)};
+}
+
+// ana.set {"addr", "port", "trtype"?, "nqn"?, "group", "state"}: the listener's entry for
+// (nqn, group) now says `state`; an entry that would only repeat what applies anyway is dropped,
+// so a saved configuration lists exceptions only.
+void ana_set(json &doc, const json &params) {
+    json &l = listener_entry(doc, params);
+    std::string nqn = params.contains("nqn") ? str(params, "nqn", "a subsystem NQN") : "";
+    if (!nqn.empty()) (void)subsystem_entry(doc, nqn);
+    uint64_t group =
+        param(params, "group", json::value_t::number_unsigned, "an ANA group id 1..128").get<uint64_t>();
+    std::string state =
+        str(params, "state", "optimized, non-optimized, inaccessible, persistent-loss or change");
+    json &list = l["ana"];
+    if (!list.is_array()) list = json::array();
+    for (auto it = list.begin(); it != list.end(); ++it)
+        if (it->value("group", json()) == group && it->value("subsystem", std::string()) == nqn) {
+            list.erase(it);
+            break;
+        }
+    std::string inherited = "optimized";
+    if (!nqn.empty())
+        for (auto &e : list)
+            if (e.value("group", json()) == group && !e.contains("subsystem"))
+                inherited = e.value("state", "");
+    if (state == inherited) return;
+    json e = {{"group", group}, {"state", state}};
+    if (!nqn.empty()) e["subsystem"] = nqn;
+    list.push_back(e);
+}
+
+// referral.add / referral.remove {"addr", "port"?, "trtype"?}.
+void referral_edit(json &doc, const json &params, bool add) {
+    json r = {{"trtype", params.value("trtype", "tcp")},
+              {"addr", str(params, "addr", "the other target's discovery address")},
+              {"port", params.contains("port") ? param(params, "port", json::value_t::number_unsigned,
+                                                       "the other target's discovery port")
+                                               : json(8009)}};
+    json &list = doc["referrals"];
+    if (!list.is_array()) list = json::array();
+    auto it = std::find(list.begin(), list.end(), r);
+    std::string what = r["trtype"].get<std::string>() + " " + r["addr"].get<std::string>() + ":" +
+                       std::to_string(r["port"].get<uint64_t>());
+    if (add) {
+        if (it != list.end()) throw RpcError{kRpcInvalidParams, "params: " + what + " is already a referral"};
+        list.push_back(r);
+    } else {
+        if (it == list.end()) throw RpcError{kRpcInvalidParams, "params: " + what + " is not a referral"};
+        list.erase(it);
+    }
+}
 
 // error.inject {"backend": NAME, "op": "read"|"write"|"flush", "count": N, "status": 0x281,
 // "dnr": false, "delay_us": 0}: arms the error backend NAME (runtime state, not configuration:
@@ -186,6 +252,7 @@ void ManagementServer::run() {
         // Wake at least every 100 ms to destroy namespaces that became quiescent.
         ::poll(fds.data(), fds.size(), 100);
         live_.reap();
+        live_.finish_ana_transitions();
         if (fds[0].revents) break;
         if (fds[1].revents & POLLIN) {
             int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -290,6 +357,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
 
     // Everything else edits the running configuration, then validates and applies it whole.
     json doc = config::to_json(live_.running());
+    uint64_t ana_transition_ms = 0;
     if (method == "config.apply") {
         doc = param(params, "config", json::value_t::object, "a whole skiff configuration object");
     } else if (method == "subsystem.add") {
@@ -346,6 +414,20 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         if (list.size() == before)
             throw RpcError{kRpcInvalidParams,
                            "params: no " + trtype + " listener on " + addr + ":" + std::to_string(port)};
+    } else if (method == "ana.set") {
+        ana_set(doc, params);
+        if (params.contains("transition_ms")) {
+            ana_transition_ms = param(params, "transition_ms", json::value_t::number_unsigned,
+                                      "milliseconds in the change state")
+                                    .get<uint64_t>();
+            if (ana_transition_ms > kMaxAnaTransitionMs)
+                throw RpcError{kRpcInvalidParams, "params.transition_ms: expected at most " +
+                                                      std::to_string(kMaxAnaTransitionMs) +
+                                                      " (below ANATT, 10 s), got " +
+                                                      std::to_string(ana_transition_ms)};
+        }
+    } else if (method == "referral.add" || method == "referral.remove") {
+        referral_edit(doc, params, method == "referral.add");
     } else if (method == "host.add" || method == "host.remove") {
         json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
         std::string host = str(params, "host", "a host NQN");
@@ -370,7 +452,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         all.pop_back(); // the last newline
         throw RpcError{kRpcInvalidParams, all, checked.errors};
     }
-    auto applied = live_.apply(*checked.config);
+    auto applied = live_.apply(*checked.config, uint32_t(ana_transition_ms));
     if (!applied) throw RpcError{kRpcRefused, "refused: " + applied.error().message};
     return {{"changes", *applied}};
 }

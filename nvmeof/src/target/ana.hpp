@@ -1,8 +1,10 @@
-// Internal: Asymmetric Namespace Access reporting. Each namespace is its own ANA group (group id
-// = nsid); its state comes from its device: optimized while BlockDevice::accessible(), else
-// inaccessible (a hostmem namespace whose host agent is gone). Hosts learn of changes through
-// the ANA change notice and read log page 0Ch; I/O to an inaccessible namespace fails with
-// SCT 3h / SC 02h (Asymmetric Access Inaccessible, retryable), which the device returns.
+// Internal: Asymmetric Namespace Access reporting. Namespaces name their ANA group (1 unless
+// configured); each group's state is per port (PortAna, set by the configuration and skiff-ctl
+// ana set), so a controller reports the state of the port it is connected through. A namespace
+// whose device cannot be reached (a hostmem namespace whose host agent is gone) makes its group
+// inaccessible on every port. Hosts learn of changes through the ANA change notice and read log
+// page 0Ch; I/O on an inaccessible / persistent-loss / changing path fails with the matching ANA
+// status (SCT 3h), never with DNR, so a multipath host retries it on another path.
 #pragma once
 
 #include "skiff/nvmeof/target/request.hpp"
@@ -10,21 +12,20 @@
 #include <nvme/types.h>
 
 namespace skiff::nvmeof::target {
-class Subsystem;
-}
+class Controller;
+class Namespace;
+} // namespace skiff::nvmeof::target
 
 namespace skiff::nvmeof::target::detail {
 
 // ANA fields of Identify Controller: CMIC bit 3, OAES bit 11, ANATT, ANACAP, ANAGRPMAX,
 // NANAGRPID.
 void fill_identify_controller_ana(nvme_id_ctrl &id);
-// The namespace's ANA group (Identify Namespace ANAGRPID).
-inline uint32_t ana_group_of(uint32_t nsid) {
-    return nsid;
-}
-// Sum of every namespace's ANA transitions: the log page's change count, and how controllers
-// notice that something changed.
-uint64_t ana_change_count(const Subsystem &subsys);
+// The ANA change count a controller reports: every transition of its port's groups plus those
+// of the namespaces' devices.
+uint64_t ana_change_count(const Controller &ctrl);
+// The path status of I/O to `ns` through this controller: 0 while the path is accessible.
+uint16_t ana_io_status(const Controller &ctrl, const Namespace &ns);
 // Get Log Page 0Ch.
 void log_ana(Request &req);
 

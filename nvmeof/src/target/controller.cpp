@@ -13,13 +13,14 @@ Controller::Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, st
                        std::array<uint8_t, 16> hostid, uint32_t kato_ms, uint16_t port_id,
                        const Limits &limits)
     : cntlid_(cntlid), subsystem_(std::move(subsystem)), hostnqn_(std::move(hostnqn)), hostid_(hostid),
-      port_id_(port_id), limits_(limits), kato_ms_(kato_ms), io_queues_(limits.max_io_queues) {
+      port_id_(port_id), ana_(&subsystem_->port_ana(port_id)), limits_(limits), kato_ms_(kato_ms),
+      io_queues_(limits.max_io_queues) {
     // Namespaces present at association time are not "changed".
     ns_generation_seen_ = subsystem_->namespace_generation();
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
         if (subsystem_->find_namespace(nsid)) active_ns_mask_ |= 1ull << (nsid - 1);
     // Likewise ANA states as they are now: the host reads them at connect.
-    ana_changes_seen_ = detail::ana_change_count(*subsystem_);
+    ana_changes_seen_ = detail::ana_change_count(*this);
     subsystem_->attach_controller(this);
 }
 

@@ -1,5 +1,6 @@
-// The discovery log page: one entry per (subsystem, port) the connecting host may reach, plus
-// the current discovery subsystem on the port it came through.
+// The discovery log page: one entry per (subsystem, port) the connecting host may reach, the
+// current discovery subsystem on the port it came through, and one referral entry per other
+// target's discovery service (Target::referrals).
 #include "discovery.hpp"
 
 #include "commands.hpp"
@@ -14,7 +15,7 @@ nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t
     nvmf_disc_log_entry e{};
     bool rdma = port.trtype == "rdma";
     e.trtype = rdma ? NVMF_TRTYPE_RDMA : NVMF_TRTYPE_TCP;
-    e.adrfam = NVMF_ADDR_FAMILY_IP4;
+    e.adrfam = port.traddr.find(':') != std::string::npos ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
     e.subtype = subtype;
     e.treq = NVMF_TREQ_DISABLE_SQFLOW; // secure channel not specified; SQ flow control may be disabled
     e.portid = port.id;
@@ -54,6 +55,7 @@ void execute_discovery_log(Request &req) {
                 add(make_entry(port, subsys->nqn(), NVME_NQN_NVME));
     }
     add(make_entry(q.port(), kDiscoveryNqn, NVME_NQN_CURR));
+    for (const Port &referral : target.referrals()) add(make_entry(referral, kDiscoveryNqn, NVME_NQN_DISC));
 
     nvmf_discovery_log header{};
     header.genctr = target.discovery_generation();

@@ -164,7 +164,7 @@ void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
     std::memcpy(id.nguid, ns.ids().nguid.data(), sizeof(id.nguid));
     std::memcpy(id.eui64, ns.ids().eui64.data(), sizeof(id.eui64));
     id.lbaf[0].ds = ns.block_shift();
-    id.anagrpid = ana_group_of(ns.nsid());
+    id.anagrpid = ns.ana_group();
 }
 
 bool parse_identify(Request &req) {

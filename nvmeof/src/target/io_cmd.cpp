@@ -2,6 +2,7 @@
 // Dataset Management. Parse checks everything (namespace, LBA range, transfer length); the
 // handlers then only submit I/O to the namespace's channel on this poll group, and complete
 // the command from the I/O's completion (which may come later, from the group's loop).
+#include "ana.hpp"
 #include "commands.hpp"
 #include "reservation_cmd.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
@@ -228,7 +229,10 @@ bool parse_io(Request &req) {
     }
     req.ns = subsys.find_namespace(c.nsid);
     if (!req.ns) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
-    if (!check_reservation_access(req)) {
+    // A path that is not accessible (ANA), then the reservation, may refuse the command.
+    uint16_t path_status = ana_io_status(*req.queue->controller(), *req.ns);
+    if (path_status) req.set_status(path_status);
+    if (path_status || !check_reservation_access(req)) {
         // A refused second half of a fused pair takes its first half with it (a refused first
         // half was never recorded, so its partner finds none: Missing Fused Command).
         Request *first = c.fuse() == 2 ? std::exchange(req.queue->fused_first, nullptr) : nullptr;

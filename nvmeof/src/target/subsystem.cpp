@@ -40,6 +40,19 @@ std::shared_ptr<Namespace> Subsystem::remove_namespace(uint32_t nsid) {
     return out;
 }
 
+PortAna &Subsystem::port_ana(uint16_t port_id) {
+    std::lock_guard lock(mu_);
+    auto &slot = port_ana_[port_id];
+    if (!slot) slot = std::make_unique<PortAna>();
+    return *slot;
+}
+
+bool Subsystem::set_ana_state(uint16_t port_id, uint32_t group, AnaState state) {
+    PortAna &ana = port_ana(port_id);
+    std::lock_guard lock(mu_); // one writer at a time: set() is a load, a store and two adds
+    return ana.set(group, state);
+}
+
 std::vector<std::shared_ptr<Namespace>> Subsystem::namespaces() const {
     std::lock_guard lock(mu_);
     auto out = owned_;

@@ -57,6 +57,22 @@ std::shared_ptr<Subsystem> Target::remove_subsystem(std::string_view nqn) {
     return out;
 }
 
+void Target::set_referrals(std::vector<Port> referrals) {
+    std::lock_guard lock(mu_);
+    if (referrals.size() == referrals_.size() &&
+        std::equal(referrals.begin(), referrals.end(), referrals_.begin(), [](const Port &a, const Port &b) {
+            return a.id == b.id && a.trtype == b.trtype && a.traddr == b.traddr && a.trsvcid == b.trsvcid;
+        }))
+        return;
+    referrals_ = std::move(referrals);
+    ++discovery_generation_;
+}
+
+std::vector<Port> Target::referrals() const {
+    std::lock_guard lock(mu_);
+    return referrals_;
+}
+
 Port Target::add_port(Port port) {
     std::lock_guard lock(mu_);
     port.id = next_port_id_++;

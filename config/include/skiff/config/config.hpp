@@ -14,6 +14,7 @@
 namespace skiff::config {
 
 using Id16 = std::array<uint8_t, 16>;
+using Id8 = std::array<uint8_t, 8>;
 
 struct TargetSettings {
     int cores = 1; // poll groups
@@ -65,6 +66,7 @@ struct NamespaceConfig {
     uint32_t block_size = 512;
     std::optional<Id16> uuid; // absent: derived from the subsystem NQN and nsid
     std::optional<Id16> nguid;
+    std::optional<Id8> eui64; // absent: not reported
     uint32_t ana_group = 1;
     // Reservations persist through power loss here (empty: PTPL unsupported for the namespace).
     std::string ptpl_file;
@@ -85,14 +87,38 @@ struct SubsystemConfig {
     bool operator==(const SubsystemConfig &) const = default;
 };
 
+// The ANA state of one group as seen through one listener (listeners[].ana[]): for one
+// subsystem, or (subsystem empty) for every subsystem the listener exposes; an entry that names
+// the subsystem wins over one that does not. Groups without an entry are optimized.
+struct AnaStateConfig {
+    std::string subsystem; // empty: every subsystem
+    uint32_t group = 1;
+    std::string state = "optimized"; // optimized, non-optimized, inaccessible, persistent-loss, change
+
+    bool operator==(const AnaStateConfig &) const = default;
+};
+
 struct ListenerConfig {
     std::string trtype = "tcp";
     std::string addr;
     uint16_t port = 0;
     // The subsystems reachable through this listener; absent: every subsystem.
     std::optional<std::vector<std::string>> subsystems;
+    std::vector<AnaStateConfig> ana;
+
+    // The configured state of `group` of subsystem `nqn` through this listener.
+    std::string ana_state(const std::string &nqn, uint32_t group) const;
 
     bool operator==(const ListenerConfig &) const = default;
+};
+
+// Another target's discovery service, listed as a referral in the discovery log page.
+struct ReferralConfig {
+    std::string trtype = "tcp";
+    std::string addr;
+    uint16_t port = 8009;
+
+    bool operator==(const ReferralConfig &) const = default;
 };
 
 struct Config {
@@ -102,6 +128,7 @@ struct Config {
     std::vector<SubsystemConfig> subsystems;
     std::vector<ListenerConfig> listeners;
     std::optional<ListenerConfig> discovery; // a dedicated discovery listener
+    std::vector<ReferralConfig> referrals;
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;

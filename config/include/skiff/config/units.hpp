@@ -17,5 +17,8 @@ std::string format_size(uint64_t bytes);
 std::optional<Id16> parse_id16(const std::string &text);
 // Always the dashed 8-4-4-4-12 form.
 std::string format_id16(const Id16 &id);
+// An EUI-64: 16 hex digits -> 8 bytes; printed as 16 hex digits.
+std::optional<Id8> parse_id8(const std::string &text);
+std::string format_id8(const Id8 &id);
 
 } // namespace skiff::config

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,7 +39,11 @@ class LiveConfig {
     Status attach(TargetService &service);
 
     // Applies the difference to `next`, or refuses it whole. Returns what changed, one line each.
-    Result<std::vector<std::string>> apply(const config::Config &next);
+    // With ana_transition_ms > 0 every ANA state that changes passes through the "change" state
+    // for that long first (finish_ana_transitions() completes it).
+    Result<std::vector<std::string>> apply(const config::Config &next, uint32_t ana_transition_ms = 0);
+    // Ends the ANA transitions whose time is up (call periodically, e.g. every 100 ms).
+    size_t finish_ana_transitions();
     // The configuration in force.
     config::Config running() const;
     // Live state for skiff-ctl: listeners with bound addresses, controllers and their queues.
@@ -62,6 +67,17 @@ class LiveConfig {
                    const std::shared_ptr<nvmeof::target::BlockDevice> &device) const;
     Result<std::shared_ptr<nvmeof::target::Subsystem>> make_subsystem(const config::SubsystemConfig &s) const;
     void remove_namespace(nvmeof::target::Subsystem &subsys, uint32_t nsid);
+    nlohmann::json live_ana_json(const Listener &l) const;
+    // Brings every listener's ANA states in line with `c` (mu_ held).
+    void apply_ana(const config::Config &c, uint32_t transition_ms, std::vector<std::string> &done);
+    // A group on its way through the change state to `final`.
+    struct AnaTransition {
+        uint16_t port_id;
+        std::string nqn;
+        uint32_t group;
+        nvmeof::target::AnaState final;
+        std::chrono::steady_clock::time_point due;
+    };
 
     mutable std::mutex mu_;
     nvmeof::target::Target &target_;
@@ -71,6 +87,7 @@ class LiveConfig {
     std::vector<Listener> listeners_;
     std::optional<Listener> discovery_;
     std::unique_ptr<NamespaceRetirement> retirement_;
+    std::vector<AnaTransition> transitions_;
 };
 
 } // namespace skiff::dataplane

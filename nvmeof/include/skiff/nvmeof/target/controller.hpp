@@ -39,6 +39,8 @@ class Controller {
     const std::string &hostnqn() const { return hostnqn_; }
     const std::array<uint8_t, 16> &hostid() const { return hostid_; }
     uint16_t port_id() const { return port_id_; }
+    // The ANA states of this controller's subsystem as seen through its port (ana.cpp).
+    const PortAna &ana() const { return *ana_; }
     const Limits &limits() const { return limits_; }
     bool is_discovery() const { return subsystem_->is_discovery(); }
 
@@ -141,6 +143,7 @@ class Controller {
     std::string hostnqn_;
     std::array<uint8_t, 16> hostid_;
     uint16_t port_id_;
+    PortAna *ana_;
     Limits limits_;
 
     uint32_t cc_ = 0;

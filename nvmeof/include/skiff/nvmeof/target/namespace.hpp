@@ -40,7 +40,8 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     // Reservations (registrants, holder, PTPL file); checked on every I/O without a lock.
     Reservation &reservation() const { return reservation_; }
 
-    // ANA group id (1 unless configured); stored for ANA reporting.
+    // ANA group id, 1..kMaxAnaGroups (1 unless configured; set before the namespace is added):
+    // the namespace's state on a port is its group's (ana_state.hpp).
     uint32_t ana_group() const { return ana_group_; }
     void set_ana_group(uint32_t id) { ana_group_ = id; }
 

@@ -4,11 +4,13 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/target/ana_state.hpp"
 #include "skiff/nvmeof/target/io_counters.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 
 #include <array>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,6 +74,12 @@ class Subsystem {
     uint16_t cntlid_min() const { return cntlid_min_; }
     uint16_t cntlid_max() const { return cntlid_max_; }
 
+    // ANA: the state of each group as seen through port `port_id` (created optimized on first
+    // use; the reference stays valid for the subsystem's life, so controllers keep it).
+    PortAna &port_ana(uint16_t port_id);
+    // Sets one group's state on one port; false when it was already so.
+    bool set_ana_state(uint16_t port_id, uint32_t group, AnaState state);
+
     // I/O of queues that have gone away (SMART counts survive reconnects).
     RetiredIo &retired_io() { return retired_io_; }
 
@@ -97,6 +105,7 @@ class Subsystem {
     std::vector<std::string> allowed_hosts_; // guarded by mu_
     uint16_t cntlid_min_ = 1, cntlid_max_ = 0xFFEF;
     RetiredIo retired_io_;
+    std::map<uint16_t, std::unique_ptr<PortAna>> port_ana_; // guarded by mu_
     mutable std::mutex controllers_mu_;
     std::vector<Controller *> controllers_; // guarded by controllers_mu_
 };

@@ -47,6 +47,12 @@ class Target {
     // current subsystem list, not the copy a queue took when it connected).
     bool port_exposes(const Port &port, const Subsystem &subsystem) const;
 
+    // Discovery referrals: other targets' discovery services, listed in the discovery log page
+    // as entries of subtype 1 (referral). Each Port needs trtype, traddr and trsvcid; its id is
+    // the entry's PORTID.
+    void set_referrals(std::vector<Port> referrals);
+    std::vector<Port> referrals() const;
+
     // Creates a controller with the next free dynamic id (1..0xFFEF). A non-zero
     // `max_transfer` below the target's lowers the controller's MDTS (its transport's limit).
     std::shared_ptr<Controller> create_controller(std::shared_ptr<Subsystem> subsystem, std::string hostnqn,
@@ -68,6 +74,7 @@ class Target {
     std::shared_ptr<Subsystem> discovery_;
     std::vector<std::shared_ptr<Subsystem>> subsystems_;
     std::vector<Port> ports_;
+    std::vector<Port> referrals_;
     std::map<uint16_t, std::shared_ptr<Controller>> controllers_;
     uint16_t next_cntlid_ = 1;
     uint16_t next_port_id_ = 1;
