@@ -28,18 +28,19 @@ def rows_of(out: Path):
 
 
 def add_hostmem_ratio(rows):
-    """hostmem-<shape> rows get hostmem_ram: their IOPS over those of ram-<shape> (the same job
-    against a namespace in the target's own memory); 0.0 elsewhere. At QD1 it is the inverse of the
-    latency ratio."""
+    """hostmem-, aio- and rbd-<shape> rows get hostmem_ram (the column keeps its first name): their
+    IOPS over those of ram-<shape> (the same job against a namespace in the target's own memory);
+    0.0 elsewhere. At QD1 it is the inverse of the latency ratio."""
     ram = {r["row"][len("ram-"):]: r["iops"] for r in rows if r["row"].startswith("ram-")}
     for r in rows:
-        shape = r["row"][len("hostmem-"):] if r["row"].startswith("hostmem-") else None
+        prefix = next((p for p in ("hostmem-", "aio-", "rbd-") if r["row"].startswith(p)), None)
+        shape = r["row"][len(prefix):] if prefix else None
         r["hostmem_ram"] = r["iops"] / ram[shape] if shape in ram and ram[shape] else 0.0
 
 
 def print_table(rows):
     head = f"{'row':<32} {'IOPS':>9} {'MiB/s':>8} {'avg us':>7} {'p50':>7} {'p99':>7} {'p99.9':>7} " \
-           f"{'ceiling IOPS':>12} {'of ceiling':>10} {'hostmem/ram':>11}"
+           f"{'ceiling IOPS':>12} {'of ceiling':>10} {'vs ram':>11}"
     print(head)
     print("-" * len(head))
     lab = False
