@@ -11,7 +11,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +137,94 @@ TEST_F(RbdTarget, SkiffPerfVerifiesThroughTheTargetOnTheDevCluster) {
     ASSERT_TRUE(j.is_object()) << r.output;
     EXPECT_GT(j["writes"].get<uint64_t>(), 0u) << r.output;
     EXPECT_GT(j["verified_blocks"].get<uint64_t>(), 0u) << r.output;
+}
+
+// The cluster's only monitor stopped under a writer: writes fail with ANA Inaccessible (never
+// hang past the op timeout), and succeed again once the monitor is back; everything
+// acknowledged reads back. Stops and starts the dev cluster's monitor, so it runs only when
+// SKIFF_CEPH_MON_TEST=1 too. Prints the times it measured.
+TEST_F(RbdTarget, TheMonitorStoppedMidIoGivesAnaInaccessibleAndIoResumes) {
+    const char *conf = std::getenv("SKIFF_CEPH_CONF");
+    const char *enabled = std::getenv("SKIFF_CEPH_MON_TEST");
+    if (!conf || !*conf || !enabled || std::string(enabled) != "1")
+        GTEST_SKIP() << "needs the dev cluster and SKIFF_CEPH_MON_TEST=1 (it stops the cluster's monitor)";
+    const std::string cluster_dir = fs::path(conf).parent_path().string();
+    const std::string script = std::string(SKIFF_SOURCE_DIR) + "/scripts/ceph-dev-cluster.sh";
+    start({{{"name", "rbd0"},
+            {"kind", "rbd"},
+            {"pool", "rbd"},
+            {"image", "skiff-test"},
+            {"size", "64MiB"},
+            {"ceph_conf", conf},
+            {"op_timeout_s", 5}}},
+          {{{"nsid", 1}, {"backend", "rbd0"}, {"block_size", 4096}}});
+    auto host = connect();
+    ASSERT_NE(host, nullptr);
+    using Clock = std::chrono::steady_clock;
+    std::vector<uint8_t> buf(4096);
+    std::vector<uint32_t> written; // the stamp of each block, 0 = never acknowledged
+    written.assign(1024, 0);
+    uint32_t stamp = 0;
+    // One write of a stamped block; returns "" on success, else the error.
+    auto write_one = [&](uint32_t block, double &took_s) {
+        ++stamp;
+        std::fill(buf.begin(), buf.end(), 0);
+        std::memcpy(buf.data(), &stamp, 4);
+        std::memcpy(buf.data() + 4, &block, 4);
+        auto t0 = Clock::now();
+        Status st = host->write(0, 1, block, 1, buf.data(), 4096);
+        took_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        written[block] = st.ok() ? stamp : 0; // a failed write may or may not have landed
+        return st.ok() ? std::string() : st.error().describe();
+    };
+    double took = 0, longest = 0;
+    for (uint32_t b = 0; b < 64; ++b) ASSERT_EQ(write_one(b, took), "");
+
+    ASSERT_EQ(run_command(script + " stop-mon --dir " + cluster_dir).exit_code, 0);
+    auto stopped = Clock::now();
+    double first_error_s = -1;
+    std::string first_error;
+    for (uint32_t i = 0; Clock::now() - stopped < 40s; ++i) {
+        std::string err = write_one(64 + i % 512, took);
+        longest = std::max(longest, took);
+        if (!err.empty()) {
+            first_error = err;
+            first_error_s = std::chrono::duration<double>(Clock::now() - stopped).count();
+            break;
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_FALSE(first_error.empty()) << "writes never failed in 40 s without a monitor";
+    EXPECT_NE(first_error.find("Asymmetric Access Inaccessible"), std::string::npos) << first_error;
+    // While it is down every write fails quickly (the device says inaccessible up front).
+    for (int i = 0; i < 5; ++i) {
+        std::string err = write_one(600 + i, took);
+        EXPECT_NE(err.find("Asymmetric Access Inaccessible"), std::string::npos) << err;
+        EXPECT_LT(took, 1.0);
+    }
+
+    ASSERT_EQ(run_command(script + " start-mon --dir " + cluster_dir).exit_code, 0);
+    auto restarted = Clock::now();
+    double resumed_s = -1;
+    while (Clock::now() - restarted < 60s) {
+        if (write_one(700, took).empty()) {
+            resumed_s = std::chrono::duration<double>(Clock::now() - restarted).count();
+            break;
+        }
+        longest = std::max(longest, took);
+        std::this_thread::sleep_for(200ms);
+    }
+    ASSERT_GE(resumed_s, 0) << "writes did not resume within 60 s of the monitor's return";
+    for (uint32_t b = 0; b < written.size(); ++b) {
+        if (!written[b]) continue;
+        ASSERT_TRUE(host->read(0, 1, b, 1, buf.data(), 4096).ok());
+        uint32_t got = 0;
+        std::memcpy(&got, buf.data(), 4);
+        ASSERT_EQ(got, written[b]) << "block " << b;
+    }
+    std::printf("monitor stopped: first error after %.1f s (%s); longest write %.2f s; writes resumed "
+                "%.1f s after the monitor's return\n",
+                first_error_s, first_error.c_str(), longest, resumed_s);
 }
 
 } // namespace

@@ -34,8 +34,6 @@ const char *op_name(IoOp op) {
         return "write";
     case IoOp::kCompare:
         return "compare";
-    case IoOp::kCompareAndWrite:
-        return "compare-and-write";
     case IoOp::kWriteZeroes:
         return "write zeroes";
     case IoOp::kDeallocate:
@@ -132,10 +130,6 @@ bool RbdChannel::start_io(BackendIo &io) {
     case IoOp::kWrite:
         rc = rbd_aio_writev(img, &s.iov, 1, io.offset, c);
         break;
-    case IoOp::kCompareAndWrite: // atomic on the OSD: what other gateways write cannot interleave
-        rc = rbd_aio_compare_and_write(img, io.offset, io.len, static_cast<const char *>(io.buf),
-                                       static_cast<const char *>(io.write_buf), c, &s.mismatch_off, 0);
-        break;
     case IoOp::kWriteZeroes:
         rc = rbd_aio_write_zeroes(img, io.offset, io.len, c, 0, 0);
         break;
@@ -176,9 +170,6 @@ uint16_t RbdChannel::status_of(const Slot &s) const {
             return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
         return 0;
     }
-    // librbd's compare-and-write: the stored bytes differ (nothing was written).
-    if (io.op == IoOp::kCompareAndWrite && s.result == -EILSEQ)
-        return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
     if (unreachable(s.result)) {
         dev_.mark_lost(static_cast<int>(s.result));
         return kInaccessible;

@@ -35,8 +35,7 @@ class RbdChannel final : public nvmeof::target::IoChannel {
         nvmeof::target::BackendIo *io = nullptr;
         uint8_t *bounce = nullptr; // Compare: the stored bytes land here
         iovec iov{};
-        uint64_t mismatch_off = 0; // compare-and-write: where the first byte differs
-        ssize_t result = 0;        // librbd's return value, set by the callback
+        ssize_t result = 0; // librbd's return value, set by the callback
     };
 
     static void on_rbd_complete(rbd_completion_t c, void *arg); // librbd's thread

@@ -39,7 +39,7 @@ bool wants_fua(const Request &req) {
 // Hands req.io to ns's channel on this queue's poll group; `done` runs when the backend is
 // finished with it (inline for synchronous backends, later for asynchronous ones).
 void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t len, void *buf,
-               void (*done)(Request &, uint16_t), void *write_buf = nullptr) {
+               void (*done)(Request &, uint16_t)) {
     Queue &q = *req.queue;
     IoChannel *ch = q.context().channel(ns, q.channel_params());
     if (!ch) return done(req, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, false));
@@ -48,7 +48,6 @@ void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t l
     io.offset = offset;
     io.len = len;
     io.buf = buf;
-    io.write_buf = write_buf;
     io.fua = op == IoOp::kWrite && wants_fua(req);
     io.owner = &req;
     io.next = nullptr;
@@ -166,29 +165,9 @@ void caw_compare_done(Request &cmp, uint16_t st) {
     submit_io(wr, *wr.ns, IoOp::kWrite, byte_offset(wr), wr.data_len, wr.buf, caw_write_done);
 }
 
-// A device that compares and writes in one operation (RBD: atomic on the OSD against every
-// gateway): the write half gets the compare's status when the compare failed, else the
-// operation's own.
-void caw_atomic_done(Request &cmp, uint16_t st) {
-    Request &wr = *cmp.fused_partner;
-    bool miscompare = st == wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
-    if (miscompare)
-        wr.fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
-    else
-        wr.set_status(st);
-    if (st == 0) wr.queue->io_counters().count_write(wr.data_len);
-    caw_complete(cmp, wr, st);
-}
-
 // Returns false while the gate is not (yet) ours: the caller defers and retries.
 bool run_compare_and_write(Request &cmp) {
     if (!cmp.ns->gate().try_exclusive(&cmp)) return false;
-    if (cmp.ns->device().atomic_compare_and_write()) {
-        Request &wr = *cmp.fused_partner;
-        submit_io(cmp, *cmp.ns, IoOp::kCompareAndWrite, byte_offset(cmp), cmp.data_len, cmp.buf,
-                  caw_atomic_done, wr.buf);
-        return true;
-    }
     submit_io(cmp, *cmp.ns, IoOp::kCompare, byte_offset(cmp), cmp.data_len, cmp.buf, caw_compare_done);
     return true;
 }

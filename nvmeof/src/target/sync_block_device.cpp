@@ -37,8 +37,6 @@ uint16_t SyncBlockDevice::run(const BackendIo &io) {
         return deallocate(io.offset, io.len);
     case IoOp::kFlush:
         return flush();
-    case IoOp::kCompareAndWrite: // not offered (atomic_compare_and_write() is false)
-        break;
     }
     return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, true);
 }

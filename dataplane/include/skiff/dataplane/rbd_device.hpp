@@ -59,7 +59,6 @@ class RbdDevice final : public nvmeof::target::BlockDevice {
     }
     // The client-side cache is off (rbd_cache=false): a completed write is on the OSDs.
     bool volatile_write_cache() const override { return false; }
-    bool atomic_compare_and_write() const override { return true; }
     Result<std::unique_ptr<nvmeof::target::IoChannel>>
     open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::ChannelParams &params) override;
 

@@ -35,20 +35,15 @@ enum class IoOp : uint8_t {
     kWriteZeroes, // the range reads back as zeroes
     kDeallocate,  // the range may be deallocated (see BlockDevice::deallocate_mode)
     kFlush,       // make completed writes durable (offset and len unused)
-    // Fused Compare and Write as one backend operation (only to devices whose
-    // atomic_compare_and_write() is true): compare the stored bytes with buf and, only if they
-    // match, write write_buf; NVME_SC_COMPARE_FAILED (nothing written) when they differ.
-    kCompareAndWrite,
 };
 
 // One I/O handed to a channel. Preallocated by its owner; the channel only reads the fields
 // above the line and uses `next` while the I/O waits inside it.
 struct BackendIo {
     IoOp op = IoOp::kRead;
-    uint64_t offset = 0;       // bytes; a multiple of the namespace block size
-    uint64_t len = 0;          // bytes; a multiple of the namespace block size
-    void *buf = nullptr;       // read destination, write source or compare's expected bytes
-    void *write_buf = nullptr; // kCompareAndWrite: what is written when the compare matches
+    uint64_t offset = 0; // bytes; a multiple of the namespace block size
+    uint64_t len = 0;    // bytes; a multiple of the namespace block size
+    void *buf = nullptr; // read destination, write source or compare's expected bytes
     // Write only: durable before `done` runs (the command's FUA bit, or the host turned the
     // volatile write cache off). Backends without a volatile cache have nothing more to do.
     bool fua = false;
@@ -99,11 +94,6 @@ class BlockDevice {
     // cache): Identify Controller VWC, and the reason Flush and FUA exist. Memory backends
     // keep nothing that a flush would make safer.
     virtual bool volatile_write_cache() const { return false; }
-    // Whether the device runs fused Compare and Write itself, atomically against every writer
-    // of the storage (kCompareAndWrite: an RBD image shared by several targets). Otherwise
-    // the command layer compares, then writes, holding the namespace's gate (atomic against
-    // this target's I/O only).
-    virtual bool atomic_compare_and_write() const { return false; }
 
     // Opens this device's channel for one poll group. Called on that group's thread.
     virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx,
