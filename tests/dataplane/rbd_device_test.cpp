@@ -116,7 +116,10 @@ class RbdOpenFailure : public ::testing::Test {
 };
 
 TEST_F(RbdOpenFailure, AMissingCephConfIsNamedWithThePoolAndImage) {
-    RbdOptions o{.pool = "tank", .image = "vol7", .conf_path = dir + "/nope/ceph.conf"};
+    RbdOptions o;
+    o.pool = "tank";
+    o.image = "vol7";
+    o.conf_path = dir + "/nope/ceph.conf";
     auto dev = RbdDevice::open(o);
     ASSERT_FALSE(dev.ok());
     const std::string &m = dev.error().message;
@@ -138,12 +141,13 @@ TEST_F(RbdOpenFailure, AnUnreachableMonitorFailsWithinTheConnectTimeout) {
     const std::string conf = dir + "/ceph.conf";
     std::ofstream(conf) << "[global]\nmon_host = 127.0.0.1:" << ntohs(a.sin_port)
                         << "\nauth_client_required = none\nlog_file = " << dir << "/client.log\n";
-    RbdOptions o{.pool = "tank",
-                 .image = "vol7",
-                 .rados_namespace = "tenant1",
-                 .conf_path = conf,
-                 .client_name = "gw1",
-                 .connect_timeout_s = 1};
+    RbdOptions o;
+    o.pool = "tank";
+    o.image = "vol7";
+    o.rados_namespace = "tenant1";
+    o.conf_path = conf;
+    o.client_name = "gw1";
+    o.connect_timeout_s = 1;
     auto start = std::chrono::steady_clock::now();
     auto dev = RbdDevice::open(o);
     auto took = std::chrono::steady_clock::now() - start;
@@ -158,7 +162,9 @@ TEST_F(RbdOpenFailure, AnUnreachableMonitorFailsWithinTheConnectTimeout) {
 }
 
 TEST_F(RbdOpenFailure, PoolAndImageAreRequired) {
-    auto dev = RbdDevice::open(RbdOptions{.pool = "", .image = "vol7"});
+    RbdOptions o;
+    o.image = "vol7";
+    auto dev = RbdDevice::open(o);
     ASSERT_FALSE(dev.ok());
     EXPECT_NE(dev.error().message.find("a pool and an image are required"), std::string::npos);
 }
@@ -180,10 +186,11 @@ class RbdCluster : public ::testing::Test {
         const char *conf = std::getenv("SKIFF_CEPH_CONF");
         if (!conf || !*conf)
             GTEST_SKIP() << "no dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF)";
-        RbdOptions o{.pool = env("SKIFF_CEPH_POOL", "rbd"),
-                     .image = env("SKIFF_CEPH_IMAGE", "skiff-test"),
-                     .conf_path = conf,
-                     .queue_depth = 8};
+        RbdOptions o;
+        o.pool = env("SKIFF_CEPH_POOL", "rbd");
+        o.image = env("SKIFF_CEPH_IMAGE", "skiff-test");
+        o.conf_path = conf;
+        o.queue_depth = 8;
         auto d = RbdDevice::open(o);
         ASSERT_TRUE(d.ok()) << d.error().message;
         dev = *d;
