@@ -28,9 +28,9 @@ def rows_of(out: Path):
 
 
 def add_hostmem_ratio(rows):
-    """hostmem-<shape> rows get hostmem_ram: their IOPS over those of ram-<shape> (the same job
-    against a namespace in the target's own memory); 0.0 elsewhere. At QD1 it is the inverse of the
-    latency ratio.
+    """hostmem-, aio- and rbd-<shape> rows get hostmem_ram (the column keeps its first name): their
+    IOPS over those of ram-<shape> (the same job against a namespace in the target's own memory);
+    0.0 elsewhere. At QD1 it is the inverse of the latency ratio.
 
     hostmem_ram_of_ceiling: the same comparison made on each row's fraction of its own ceiling
     (tcp-ceiling runs right after the row): this machine's VM toggles between two speeds from one
@@ -39,8 +39,8 @@ def add_hostmem_ratio(rows):
     agree."""
     ram = {r["row"][len("ram-"):]: r for r in rows if r["row"].startswith("ram-")}
     for r in rows:
-        shape = r["row"][len("hostmem-"):] if r["row"].startswith("hostmem-") else None
-        base = ram.get(shape)
+        prefix = next((p for p in ("hostmem-", "aio-", "rbd-") if r["row"].startswith(p)), None)
+        base = ram.get(r["row"][len(prefix):]) if prefix else None
         r["hostmem_ram"] = r["iops"] / base["iops"] if base and base["iops"] else 0.0
         r["hostmem_ram_of_ceiling"] = (r["ceiling_ratio"] / base["ceiling_ratio"]
                                        if base and base["ceiling_ratio"] else 0.0)
@@ -48,7 +48,7 @@ def add_hostmem_ratio(rows):
 
 def print_table(rows):
     head = f"{'row':<32} {'IOPS':>9} {'MiB/s':>8} {'avg us':>7} {'p50':>7} {'p99':>7} {'p99.9':>7} " \
-           f"{'ceiling IOPS':>12} {'of ceiling':>10} {'hostmem/ram':>11} {'same, of ceil':>13}"
+           f"{'ceiling IOPS':>12} {'of ceiling':>10} {'vs ram':>11} {'same, of ceil':>13}"
     print(head)
     print("-" * len(head))
     lab = False
@@ -64,7 +64,7 @@ def print_table(rows):
         print(f"{r['row']:<32} {r['iops']:>9.0f} {r['mib_s']:>8.1f} {r['avg_us']:>7.1f} {r['p50_us']:>7.1f} "
               f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {ceiling} {ratio} {vs_ram}")
     if any(r["hostmem_ram"] for r in rows):
-        print("hostmem/ram: IOPS over the ram row's; 'same, of ceil': each row's fraction of its own "
+        print("vs ram: IOPS over the ram row's (hostmem, aio, rbd rows); 'same, of ceil': each row's fraction of its own "
               "tcp-ceiling (taken right after it) over the ram row's, which cancels the VM's speed changes.")
     if lab:
         print("lab-rdma-* rows: kernel nvme-rdma + fio against skiff-target over soft-RoCE inside the lab VM "

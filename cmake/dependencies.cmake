@@ -12,6 +12,10 @@ pkg_check_modules(RDMACM IMPORTED_TARGET librdmacm)
 find_path(LIBNVME_INCLUDE_DIR nvme/types.h REQUIRED)
 find_library(LIBAIO_LIBRARY aio REQUIRED)
 find_path(LIBAIO_INCLUDE_DIR libaio.h REQUIRED)
+# librados + librbd: the rbd backend (Ceph RBD images; Debian's librbd-dev, librados-dev).
+find_library(LIBRBD_LIBRARY rbd REQUIRED)
+find_library(LIBRADOS_LIBRARY rados REQUIRED)
+find_path(LIBRBD_INCLUDE_DIR rbd/librbd.h REQUIRED)
 # ISA-L computes the NVMe/TCP digests (CRC32C) with the CPU's CRC instructions (SSE4.2/PCLMUL on
 # x86_64, the Armv8 CRC extension/PMULL on aarch64), chosen at run time.
 find_path(ISAL_INCLUDE_DIR isa-l/crc.h REQUIRED)

@@ -41,7 +41,7 @@ set(_skiff_core_deps "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1, libspdlog1
 if(SKIFF_HAVE_RDMA)
   string(APPEND _skiff_core_deps ", libibverbs1 (>= 44), librdmacm1 (>= 44)")
 endif()
-set(_skiff_bin_deps "${_skiff_core_deps}, libaio1, libisal2")
+set(_skiff_bin_deps "${_skiff_core_deps}, libaio1, libisal2, librbd1, librados2")
 if(SKIFF_HAVE_SYSTEMD)
   string(APPEND _skiff_bin_deps ", libsystemd0")
 endif()

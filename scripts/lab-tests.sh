@@ -28,6 +28,12 @@
 #                     the host; in the guest the kernel initiator connects (it reads the ANA log
 #                     at connect: group 1 must be optimized), fio crc32c verify through the DMA
 #                     path, disconnect; SIGTERM stops both (skiff-host revokes its export).
+#   rbd-tcp           only with SKIFF_CEPH_CONF (scripts/ceph-dev-cluster.sh start prints it; not
+#                     part of the default list): skiff-target on the host serves the dev cluster's
+#                     image (pool SKIFF_CEPH_POOL, default rbd; image SKIFF_CEPH_IMAGE, default
+#                     skiff-test) from a config file; in the guest the kernel initiator reads the
+#                     ANA log (optimized) and runs fio crc32c verify. The guest talks NVMe/TCP to
+#                     the target only; the target talks to the cluster on the host's loopback.
 #   hostmem-rdma      skiff-host and skiff-target --transport rdma --backend hostmem INSIDE the guest
 #                     on soft-RoCE; the kernel nvme-rdma initiator reads the ANA log (optimized),
 #                     fio crc32c verify through DMA into the RDMA queue pairs' regions.
@@ -160,6 +166,28 @@ test_hostmem_tcp() {
 --size ${LAB_SIZE_MIB}MiB --block-size $LAB_BLOCK --backend hostmem --hostmem-channel $channel" \
   GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
     "$lab/tcp-host-target"
+}
+
+test_rbd_tcp() {
+  if [ -z "${SKIFF_CEPH_CONF:-}" ]; then
+    echo "lab-tests: rbd-tcp needs SKIFF_CEPH_CONF (scripts/ceph-dev-cluster.sh start)"
+    return 1
+  fi
+  local cfg
+  cfg=$(mktemp /tmp/skiff-lab-rbd-XXXXXX.json)
+  # shellcheck disable=SC2016  # TARGET_* are expanded by the lab driver's bash -c
+  TARGET_NQN=nqn.2026-11.io.skiff:lab-rbd \
+  TARGET_PORT="${SKIFF_LAB_PORT:-$(free_port)}" \
+  FIO_VERIFY_SIZE="${FIO_VERIFY_SIZE:-8M}" \
+  TARGET_CMD='printf "%s" "{\"target\": {\"cores\": 1},
+ \"backends\": [{\"name\": \"rbd0\", \"kind\": \"rbd\", \"pool\": \"'"${SKIFF_CEPH_POOL:-rbd}"'\", \"image\": \"'"${SKIFF_CEPH_IMAGE:-skiff-test}"'\", \"size\": \"'"$LAB_SIZE_MIB"'MiB\", \"ceph_conf\": \"'"$SKIFF_CEPH_CONF"'\"}],
+ \"subsystems\": [{\"nqn\": \"$TARGET_NQN\", \"namespaces\": [{\"nsid\": 1, \"backend\": \"rbd0\", \"block_size\": '"$LAB_BLOCK"'}]}],
+ \"listeners\": [{\"trtype\": \"tcp\", \"addr\": \"$TARGET_ADDR\", \"port\": $TARGET_PORT}], \"discovery\": null}" >'"$cfg"'; exec '"$target"' --config '"$cfg" \
+  GUEST_CHECK_CMD="nvme ana-log \$CTRL | tee /dev/stderr | grep -Eiq 'state[[:space:]]*:[[:space:]]*optimized' || { echo 'ana-log: group not optimized'; exit 1; }; echo 'GUEST_CHECK: ANA group optimized'" \
+    "$lab/tcp-host-target"
+  local rc=$?
+  rm -f "$cfg"
+  return $rc
 }
 
 test_rdma_target() {

@@ -55,6 +55,46 @@ void read_hostmem(JsonReader &r, const json &in, const std::string &path, Backen
                     {"host_pci", host_pci.value_or("")}};
 }
 
+// A Ceph RBD image through librados/librbd (the rbd backend's options, RbdOptions).
+void read_rbd(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {
+    auto pool = r.string(in, path, "pool", true, "rbd");
+    auto image = r.string(in, path, "image", true, "disk0");
+    for (auto [key, v] : {std::pair{"pool", &pool}, std::pair{"image", &image}})
+        if (*v &&
+            ((*v)->empty() || (*v)->find('/') != std::string::npos || (*v)->find('@') != std::string::npos))
+            r.error(join(path, key), std::string("expected a ") + key +
+                                         " name (not empty, no '/' or '@'), got " + quote(in[key]));
+    auto ns = r.string(in, path, "namespace", false, "tenant1");
+    auto conf = r.string(in, path, "ceph_conf", false, "/etc/ceph/ceph.conf");
+    if (conf && (conf->empty() || (*conf)[0] != '/'))
+        r.error(join(path, "ceph_conf"),
+                "expected an absolute path to a ceph.conf, got " + quote(in["ceph_conf"]));
+    auto client = r.string(in, path, "client", false, "client.admin");
+    if (client && (client->empty() || *client == "client."))
+        r.error(join(path, "client"),
+                "expected a client name such as \"client.admin\" or an id such as \"admin\", got " +
+                    quote(in["client"]));
+    auto keyring = r.string(in, path, "keyring", false, "/etc/ceph/ceph.client.admin.keyring");
+    if (keyring && !keyring->empty() && (*keyring)[0] != '/')
+        r.error(join(path, "keyring"), "expected an absolute path to a keyring, got " + quote(in["keyring"]));
+    auto size = r.size(in, path, "size", 4096, kMaxDeviceSize, false);
+    if (size && *size % 4096)
+        r.error(join(path, "size"), "expected a multiple of 4KiB, got " + quote(in["size"]));
+    auto depth = r.integer(in, path, "queue_depth", 1, 4096, false);
+    auto connect_timeout = r.integer(in, path, "connect_timeout_s", 1, 300, false);
+    auto op_timeout = r.integer(in, path, "op_timeout_s", 1, 300, false);
+    out.size_bytes = size.value_or(0);
+    out.settings = {{"pool", pool.value_or("")},
+                    {"image", image.value_or("")},
+                    {"namespace", ns.value_or("")},
+                    {"ceph_conf", conf.value_or("/etc/ceph/ceph.conf")},
+                    {"client", client.value_or("client.admin")},
+                    {"keyring", keyring.value_or("")},
+                    {"queue_depth", depth.value_or(128)},
+                    {"connect_timeout_s", connect_timeout.value_or(10)},
+                    {"op_timeout_s", op_timeout.value_or(10)}};
+}
+
 // An NVMe status as nvme-cli prints it: Status Code Type in bits 10:8, Status Code in 7:0
 // (0x281 Unrecovered Read Error, 0x280 Write Fault); an integer or a "0x..." string. Absent: 0.
 std::optional<uint64_t> read_status(JsonReader &r, const json &in, const std::string &path) {
@@ -170,6 +210,11 @@ const std::vector<BackendKind> &backend_kinds() {
          "host memory exported by skiff-host, moved with DMA (ANA-inaccessible while the host is away)",
          {"channel", "size", "dpu_pci", "host_pci"},
          read_hostmem},
+        {"rbd",
+         "a Ceph RBD image through librados/librbd (ANA-inaccessible while the cluster cannot be reached)",
+         {"pool", "image", "namespace", "ceph_conf", "client", "keyring", "size", "queue_depth",
+          "connect_timeout_s", "op_timeout_s"},
+         read_rbd},
         {"error",
          "another backend with failures injected (the next N reads / writes / flushes fail with a chosen "
          "NVMe status; live through skiff-ctl error-inject)",

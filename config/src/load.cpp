@@ -352,7 +352,7 @@ void read_listeners(JsonReader &r, const json &j, std::vector<ListenerConfig> &o
 }
 
 // The dpa data path runs I/O on DPA threads, which have no poll loop: backends that complete
-// through a poll group's epoll loop or progress engine (aio, hostmem) cannot serve it.
+// through a poll group's epoll loop or progress engine (aio, hostmem, rbd) cannot serve it.
 void check_datapath(JsonReader &r, const Config &c) {
     if (c.target.datapath != "dpa") return;
     for (size_t i = 0; i < c.backends.size(); ++i) {
@@ -361,7 +361,7 @@ void check_datapath(JsonReader &r, const Config &c) {
         const std::string kind = wraps
                                      ? c.backends[i].settings.value("base", json::object()).value("kind", "")
                                      : c.backends[i].kind;
-        if (kind == "aio" || kind == "hostmem")
+        if (kind == "aio" || kind == "hostmem" || kind == "rbd")
             r.error(index("backends", i) + (wraps ? ".base.kind" : ".kind"),
                     "\"" + kind +
                         "\" cannot serve target.datapath \"dpa\" (its completions need a poll group's loop); "

@@ -6,7 +6,9 @@
 #include "skiff/nvmeof/host/tcp_socket.hpp"
 
 #include <arpa/inet.h>
+#include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -74,9 +76,17 @@ void TargetProcess::launch(const std::string &binary, const std::vector<std::str
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     for (const auto &a : argv_s) command_line_ += (command_line_.empty() ? "" : " ") + a;
 
+    // Its own RUNTIME_DIRECTORY unless the test chose one (ServiceTest does): a target's default
+    // management socket is then $RUNTIME_DIRECTORY/target.sock, never the machine-wide
+    // /run/skiff/target.sock, which a concurrently running test's skiff-ctl would otherwise find.
+    if (!::getenv("RUNTIME_DIRECTORY")) {
+        char run[] = "/tmp/skiff-itest-run-XXXXXX";
+        if (::mkdtemp(run)) run_dir_ = run;
+    }
     pid_ = ::fork();
     if (pid_ == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive a crashed test
+        if (!run_dir_.empty()) ::setenv("RUNTIME_DIRECTORY", run_dir_.c_str(), 1);
         ::dup2(log_fd, 1);
         ::dup2(log_fd, 2);
         skiff::test::exec_program(argv_s);
@@ -97,6 +107,7 @@ void TargetProcess::launch(const std::string &binary, const std::vector<std::str
 TargetProcess::~TargetProcess() {
     stop();
     ::unlink(log_path_.c_str());
+    if (!run_dir_.empty()) std::filesystem::remove_all(run_dir_);
 }
 
 bool TargetProcess::running() {

@@ -45,6 +45,7 @@ class TargetProcess {
     int exit_code_ = -1;
     bool started_ = false;
     std::string log_path_;
+    std::string run_dir_; // the child's RUNTIME_DIRECTORY when the test set none
     std::string command_line_;
 };
 

@@ -88,24 +88,28 @@ skiff::cli::ManPage man_page() {
               "    the default socket (skiff-target.service: /run/skiff/target.sock)\n"
               "$XDG_RUNTIME_DIR/skiff/target.sock, /tmp/skiff-<uid>/target.sock\n"
               "    the defaults of a target that could not write /run/skiff";
-    m.examples = "skiff-ctl list\n"
-                 "    the running configuration and the bound listeners\n"
-                 "skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 2 --kind ram --size 64MiB\n"
-                 "    a second namespace on a new 64 MiB RAM backend\n"
-                 "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
-                 "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
-                 "skiff-ctl ana set 127.0.0.1 4420 inaccessible --group 1\n"
-                 "    hosts connected through 127.0.0.1:4420 fail over to their other paths\n"
-                 "skiff-ctl referral add 192.0.2.8 8009\n"
-                 "    the discovery log page lists another target's discovery service\n"
-                 "skiff-ctl controllers\n"
-                 "    connected controllers with per-queue I/O statistics\n"
-                 "skiff-ctl connections\n"
-                 "    open connections (also those not connected yet) and queues per host, with the limits\n"
-                 "skiff-ctl error-inject flaky0 --op read --count 3 --status 0x281\n"
-                 "    the next 3 reads of error backend flaky0 fail with Unrecovered Read Error\n"
-                 "skiff-ctl save /etc/skiff/target.json\n"
-                 "    keep the live changes across restarts (skiff-target.service serves that file)";
+    m.examples =
+        "skiff-ctl list\n"
+        "    the running configuration and the bound listeners\n"
+        "skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 2 --kind ram --size 64MiB\n"
+        "    a second namespace on a new 64 MiB RAM backend\n"
+        "skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 3 --kind rbd --pool rbd --image "
+        "disk0 --ceph-conf /etc/ceph/ceph.conf\n"
+        "    a namespace on the Ceph RBD image rbd/disk0\n"
+        "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
+        "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
+        "skiff-ctl ana set 127.0.0.1 4420 inaccessible --group 1\n"
+        "    hosts connected through 127.0.0.1:4420 fail over to their other paths\n"
+        "skiff-ctl referral add 192.0.2.8 8009\n"
+        "    the discovery log page lists another target's discovery service\n"
+        "skiff-ctl controllers\n"
+        "    connected controllers with per-queue I/O statistics\n"
+        "skiff-ctl connections\n"
+        "    open connections (also those not connected yet) and queues per host, with the limits\n"
+        "skiff-ctl error-inject flaky0 --op read --count 3 --status 0x281\n"
+        "    the next 3 reads of error backend flaky0 fail with Unrecovered Read Error\n"
+        "skiff-ctl save /etc/skiff/target.json\n"
+        "    keep the live changes across restarts (skiff-target.service serves that file)";
     m.see_also = "skiff-target --help; config/README.md (the methods, for skiff-ctl call)";
     return m;
 }
@@ -169,14 +173,22 @@ int main(int argc, char **argv) {
             ->require_subcommand(1);
     uint32_t nsid = 0, block_size = 512;
     std::string kind = "ram", size, path, backend_name, uuid;
+    std::string rbd_pool, rbd_image, rbd_ns, ceph_conf, rbd_client, keyring;
     bool keep_backend = false;
     auto *nadd =
         ns->add_subcommand("add", "add a namespace on a new backend (or an existing one with --backend)");
     nadd->add_option("nqn", nqn, "subsystem NQN")->required();
     nadd->add_option("--nsid", nsid, "namespace id (1..32)")->required();
-    nadd->add_option("--kind", kind, "new backend kind: ram, null or aio")->capture_default_str();
-    nadd->add_option("--size", size, "new backend size, e.g. 64MiB (aio: optional, the file's size)");
+    nadd->add_option("--kind", kind, "new backend kind: ram, null, aio or rbd")->capture_default_str();
+    nadd->add_option("--size", size,
+                     "new backend size, e.g. 64MiB (aio, rbd: optional, the file's / image's)");
     nadd->add_option("--path", path, "aio: the file or block device");
+    nadd->add_option("--pool", rbd_pool, "rbd: the Ceph pool");
+    nadd->add_option("--image", rbd_image, "rbd: the RBD image in that pool");
+    nadd->add_option("--rados-namespace", rbd_ns, "rbd: the RADOS namespace inside the pool (default: none)");
+    nadd->add_option("--ceph-conf", ceph_conf, "rbd: the cluster's ceph.conf (default /etc/ceph/ceph.conf)");
+    nadd->add_option("--client", rbd_client, "rbd: the Ceph client name or id (default client.admin)");
+    nadd->add_option("--keyring", keyring, "rbd: the client's keyring (default: what ceph.conf says)");
     nadd->add_option("--backend", backend_name, "use this existing, unused backend instead of creating one");
     nadd->add_option("--block-size", block_size, "512 or 4096")->capture_default_str();
     nadd->add_option("--uuid", uuid, "namespace UUID (default: derived from the NQN and nsid)");
@@ -189,6 +201,11 @@ int main(int argc, char **argv) {
             json b = {{"name", "ns" + std::to_string(nsid) + "@" + nqn}, {"kind", kind}};
             if (!size.empty()) b["size"] = size_value(size);
             if (!path.empty()) b["path"] = path;
+            const std::pair<const char *, const std::string *> rbd[] = {
+                {"pool", &rbd_pool},       {"image", &rbd_image},   {"namespace", &rbd_ns},
+                {"ceph_conf", &ceph_conf}, {"client", &rbd_client}, {"keyring", &keyring}};
+            for (auto &[key, value] : rbd)
+                if (!value->empty()) b[key] = *value;
             params["backend"] = b;
         }
         params["nqn"] = nqn;

@@ -5,6 +5,7 @@
 #include "skiff/dataplane/hostmem_device.hpp"
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
+#include "skiff/dataplane/rbd_device.hpp"
 #include "skiff/config/units.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
@@ -45,17 +46,33 @@ Made make_hostmem(const config::BackendConfig &b) {
     return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
 }
 
+// RbdOptions from the validated settings (config/src/backend_kinds.cpp read_rbd).
+Made make_rbd(const config::BackendConfig &b) {
+    RbdOptions o;
+    o.pool = b.settings.value("pool", "");
+    o.image = b.settings.value("image", "");
+    o.rados_namespace = b.settings.value("namespace", "");
+    o.conf_path = b.settings.value("ceph_conf", "/etc/ceph/ceph.conf");
+    o.client_name = b.settings.value("client", "client.admin");
+    o.keyring = b.settings.value("keyring", "");
+    o.queue_depth = b.settings.value("queue_depth", 128u);
+    o.connect_timeout_s = b.settings.value("connect_timeout_s", 10u);
+    o.op_timeout_s = b.settings.value("op_timeout_s", 10u);
+    o.size_bytes = b.size_bytes;
+    auto rbd = RbdDevice::open(o);
+    if (!rbd) return rbd.error();
+    return std::shared_ptr<nvmeof::target::BlockDevice>(*rbd);
+}
+
 Made make_error_wrapper(const config::BackendConfig &b);
 
 struct Factory {
     const char *kind;
     Made (*make)(const config::BackendConfig &);
 };
-constexpr Factory kFactories[] = {{"ram", make_ram},
-                                  {"null", make_null},
-                                  {"aio", make_aio},
-                                  {"hostmem", make_hostmem},
-                                  {"error", make_error_wrapper}};
+constexpr Factory kFactories[] = {{"ram", make_ram}, {"null", make_null},
+                                  {"aio", make_aio}, {"hostmem", make_hostmem},
+                                  {"rbd", make_rbd}, {"error", make_error_wrapper}};
 
 // The base backend from its validated object (config/src/backend_kinds.cpp read_error), then
 // the failures armed at creation.

@@ -1,0 +1,287 @@
+// The rbd backend. Without a cluster (CI): the completion hand-off from foreign threads to the
+// loop (real threads, a real eventfd), and opening an image that cannot be reached fails with
+// an error that names the pool/image, the ceph.conf and what went wrong, within the connect
+// timeout. With the dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF=its
+// ceph.conf): every operation through a channel whose librbd completions arrive through the loop.
+#include "../nvmeof/test_loop.hpp"
+#include "skiff/dataplane/rbd_completion_queue.hpp"
+#include "skiff/dataplane/rbd_device.hpp"
+#include "skiff/nvmeof/wire/command.hpp"
+
+#include <gtest/gtest.h>
+#include <nvme/types.h>
+#include <poll.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace skiff::test {
+namespace {
+
+namespace tgt = nvmeof::target;
+namespace w = nvmeof::wire;
+using dataplane::RbdCompletionNode;
+using dataplane::RbdCompletionQueue;
+using dataplane::RbdDevice;
+using dataplane::RbdOptions;
+using namespace std::chrono_literals;
+
+const uint16_t kCompareFailed = w::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
+
+struct Record : RbdCompletionNode {
+    uint32_t producer = 0;
+    uint32_t seq = 0;
+    std::atomic<int> seen{0};
+};
+
+// Producers on 4 threads push 20000 records each; the consumer sleeps in poll() on the eventfd
+// only (as the group's epoll does) and must receive every record exactly once, each producer's
+// in order. A lost wake-up shows as a poll() timeout.
+TEST(RbdCompletionQueue, EveryRecordFromManyThreadsArrivesOnceInOrderThroughTheEventfd) {
+    constexpr uint32_t kProducers = 4, kPerProducer = 20000;
+    RbdCompletionQueue q;
+    ASSERT_TRUE(q.open().ok());
+    std::vector<Record> records(kProducers * kPerProducer);
+    std::vector<std::thread> threads;
+    for (uint32_t p = 0; p < kProducers; ++p)
+        threads.emplace_back([&, p] {
+            for (uint32_t i = 0; i < kPerProducer; ++i) {
+                Record &r = records[p * kPerProducer + i];
+                r.producer = p;
+                r.seq = i;
+                q.push(&r);
+                if (i % 1000 == 0) std::this_thread::yield();
+            }
+        });
+    std::vector<uint32_t> next(kProducers, 0);
+    uint32_t received = 0, wakeups = 0;
+    bool in_order = true;
+    while (received < records.size()) {
+        pollfd pfd{q.fd(), POLLIN, 0};
+        int n = ::poll(&pfd, 1, 5000);
+        ASSERT_EQ(n, 1) << "no wake-up with " << records.size() - received << " records outstanding";
+        ++wakeups;
+        for (RbdCompletionNode *node = q.take_all(); node;) {
+            Record &r = *static_cast<Record *>(node);
+            node = node->next_done;
+            r.seen.fetch_add(1);
+            in_order &= r.seq == next[r.producer];
+            next[r.producer] = r.seq + 1;
+            ++received;
+        }
+    }
+    for (auto &t : threads) t.join();
+    EXPECT_TRUE(in_order);
+    for (const Record &r : records) ASSERT_EQ(r.seen.load(), 1);
+    EXPECT_EQ(q.take_all(), nullptr);
+    // Batching: far fewer wake-ups than records is the point of signalling on empty only.
+    EXPECT_LE(wakeups, received);
+}
+
+TEST(RbdCompletionQueue, NothingPushedMeansNoWakeupAndAnEmptyTake) {
+    RbdCompletionQueue q;
+    ASSERT_TRUE(q.open().ok());
+    pollfd pfd{q.fd(), POLLIN, 0};
+    EXPECT_EQ(::poll(&pfd, 1, 0), 0);
+    EXPECT_EQ(q.take_all(), nullptr);
+    Record a, b;
+    q.push(&a);
+    q.push(&b);
+    EXPECT_EQ(::poll(&pfd, 1, 0), 1);
+    RbdCompletionNode *n = q.take_all();
+    EXPECT_EQ(n, &a);
+    EXPECT_EQ(n->next_done, &b);
+    EXPECT_EQ(n->next_done->next_done, nullptr);
+    EXPECT_EQ(::poll(&pfd, 1, 0), 0) << "the eventfd stays readable after the take";
+}
+
+class RbdOpenFailure : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/skiff-rbd-test-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir = tmpl;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir); }
+    std::string dir;
+};
+
+TEST_F(RbdOpenFailure, AMissingCephConfIsNamedWithThePoolAndImage) {
+    RbdOptions o;
+    o.pool = "tank";
+    o.image = "vol7";
+    o.conf_path = dir + "/nope/ceph.conf";
+    auto dev = RbdDevice::open(o);
+    ASSERT_FALSE(dev.ok());
+    const std::string &m = dev.error().message;
+    EXPECT_NE(m.find("tank/vol7"), std::string::npos) << m;
+    EXPECT_NE(m.find(dir + "/nope/ceph.conf"), std::string::npos) << m;
+    EXPECT_NE(m.find("cannot read the configuration file"), std::string::npos) << m;
+}
+
+// A monitor address where nothing listens (a port bound, never listened on): the connect gives
+// up after connect_timeout_s and says so; nothing hangs.
+TEST_F(RbdOpenFailure, AnUnreachableMonitorFailsWithinTheConnectTimeout) {
+    int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof(a)), 0);
+    socklen_t len = sizeof(a);
+    ASSERT_EQ(::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len), 0);
+    const std::string conf = dir + "/ceph.conf";
+    std::ofstream(conf) << "[global]\nmon_host = 127.0.0.1:" << ntohs(a.sin_port)
+                        << "\nauth_client_required = none\nlog_file = " << dir << "/client.log\n";
+    RbdOptions o;
+    o.pool = "tank";
+    o.image = "vol7";
+    o.rados_namespace = "tenant1";
+    o.conf_path = conf;
+    o.client_name = "gw1";
+    o.connect_timeout_s = 1;
+    auto start = std::chrono::steady_clock::now();
+    auto dev = RbdDevice::open(o);
+    auto took = std::chrono::steady_clock::now() - start;
+    ::close(s);
+    ASSERT_FALSE(dev.ok());
+    const std::string &m = dev.error().message;
+    EXPECT_NE(m.find("tank/tenant1/vol7"), std::string::npos) << m;
+    EXPECT_NE(m.find(conf), std::string::npos) << m;
+    EXPECT_NE(m.find("client.gw1"), std::string::npos) << m;
+    EXPECT_NE(m.find("cannot connect to the cluster"), std::string::npos) << m;
+    EXPECT_LT(took, 15s) << "the connect timeout was not honoured";
+}
+
+TEST_F(RbdOpenFailure, PoolAndImageAreRequired) {
+    RbdOptions o;
+    o.image = "vol7";
+    auto dev = RbdDevice::open(o);
+    ASSERT_FALSE(dev.ok());
+    EXPECT_NE(dev.error().message.find("a pool and an image are required"), std::string::npos);
+}
+
+// ---- with the dev cluster ----
+
+struct AlignedBuf {
+    explicit AlignedBuf(size_t n) : v(n) {}
+    void fill(uint8_t seed) {
+        for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(seed + i * 7 + (i >> 9));
+    }
+    uint8_t *p() { return v.data(); }
+    std::vector<uint8_t> v;
+};
+
+class RbdCluster : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const char *conf = std::getenv("SKIFF_CEPH_CONF");
+        if (!conf || !*conf)
+            GTEST_SKIP() << "no dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF)";
+        RbdOptions o;
+        o.pool = env("SKIFF_CEPH_POOL", "rbd");
+        o.image = env("SKIFF_CEPH_IMAGE", "skiff-test");
+        o.conf_path = conf;
+        o.queue_depth = 8;
+        auto d = RbdDevice::open(o);
+        ASSERT_TRUE(d.ok()) << d.error().message;
+        dev = *d;
+        auto ch = dev->open_channel(loop, {.max_io_bytes = 128 * 1024, .queue_depth = 0});
+        ASSERT_TRUE(ch.ok()) << ch.error().message;
+        channel = std::move(*ch);
+    }
+    void TearDown() override {
+        channel.reset();
+        dev.reset();
+    }
+    static std::string env(const char *name, const char *dflt) {
+        const char *v = std::getenv(name);
+        return v && *v ? v : dflt;
+    }
+    uint16_t run(tgt::IoOp op, uint64_t offset, uint64_t len, void *buf) {
+        struct Result {
+            bool done = false;
+            uint16_t status = 0xFFFF;
+        } r;
+        tgt::BackendIo io;
+        io.op = op;
+        io.offset = offset;
+        io.len = len;
+        io.buf = buf;
+        io.owner = &r;
+        io.done = [](tgt::BackendIo &io, uint16_t st) {
+            auto &res = *static_cast<Result *>(io.owner);
+            res.done = true;
+            res.status = st;
+        };
+        channel->submit(io);
+        for (int i = 0; i < 3000 && !r.done; ++i) loop.run_once(10);
+        EXPECT_TRUE(r.done) << "no completion";
+        return r.status;
+    }
+
+    TestLoop loop;
+    std::shared_ptr<RbdDevice> dev;
+    std::unique_ptr<tgt::IoChannel> channel;
+};
+
+TEST_F(RbdCluster, WriteReadCompareWriteZeroesDiscardFlush) {
+    constexpr uint64_t kOff = 8 << 20, kLen = 64 * 1024;
+    AlignedBuf out(kLen), in(kLen);
+    out.fill(3);
+    ASSERT_EQ(run(tgt::IoOp::kWrite, kOff, kLen, out.p()), 0);
+    ASSERT_EQ(run(tgt::IoOp::kRead, kOff, kLen, in.p()), 0);
+    EXPECT_EQ(in.v, out.v);
+    EXPECT_EQ(run(tgt::IoOp::kCompare, kOff, kLen, out.p()), 0);
+    in.v[100] ^= 1;
+    EXPECT_EQ(run(tgt::IoOp::kCompare, kOff, kLen, in.p()), kCompareFailed);
+    ASSERT_EQ(run(tgt::IoOp::kFlush, 0, 0, nullptr), 0);
+
+    ASSERT_EQ(run(tgt::IoOp::kWriteZeroes, kOff, kLen, nullptr), 0);
+    ASSERT_EQ(run(tgt::IoOp::kRead, kOff, kLen, in.p()), 0);
+    EXPECT_EQ(in.v, std::vector<uint8_t>(kLen, 0));
+    EXPECT_EQ(run(tgt::IoOp::kDeallocate, kOff, kLen, nullptr), 0);
+    EXPECT_TRUE(dev->accessible());
+}
+
+TEST_F(RbdCluster, MoreIoThanTheQueueDepthWaitsAndAllCompleteInTheLoop) {
+    constexpr int kIos = 64; // queue depth 8
+    AlignedBuf buf(kIos * 4096);
+    buf.fill(5);
+    struct Io : tgt::BackendIo {
+        uint16_t status = 0xFFFF;
+    };
+    std::vector<Io> ios(kIos);
+    int completed = 0;
+    for (int i = 0; i < kIos; ++i) {
+        Io &io = ios[i];
+        io.op = tgt::IoOp::kWrite;
+        io.offset = (16ull << 20) + static_cast<uint64_t>(i) * 4096;
+        io.len = 4096;
+        io.buf = buf.p() + i * 4096;
+        io.owner = &completed;
+        io.done = [](tgt::BackendIo &b, uint16_t st) {
+            static_cast<Io &>(b).status = st;
+            ++*static_cast<int *>(b.owner);
+        };
+        channel->submit(io);
+    }
+    EXPECT_EQ(completed, 0) << "librbd completions must arrive through the loop, not inline";
+    for (int i = 0; i < 3000 && completed < kIos; ++i) loop.run_once(10);
+    ASSERT_EQ(completed, kIos);
+    for (const Io &io : ios) EXPECT_EQ(io.status, 0);
+    AlignedBuf back(kIos * 4096);
+    ASSERT_EQ(run(tgt::IoOp::kRead, 16ull << 20, kIos * 4096, back.p()), 0);
+    EXPECT_EQ(back.v, buf.v);
+}
+
+} // namespace
+} // namespace skiff::test
