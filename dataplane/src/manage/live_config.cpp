@@ -1,5 +1,6 @@
 #include "skiff/dataplane/live_config.hpp"
 
+#include "skiff/config/host_auth.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/backend_factory.hpp"
 
@@ -307,6 +308,12 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
                        ") to " + a.nqn);
     }
     devices_ = std::move(devices);
+    if (cur.hosts != next.hosts) {
+        target_.set_host_auth(config::host_auth_map(next));
+        // Names only: the secrets never reach a log.
+        done.push_back("DH-HMAC-CHAP secrets set for " + std::to_string(next.hosts.size()) + " host entr" +
+                       (next.hosts.size() == 1 ? "y" : "ies") + " (connected queues keep theirs)");
+    }
     if (cur.target.log_level != next.target.log_level) {
         if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);
         done.push_back("log level " + next.target.log_level);
