@@ -308,8 +308,9 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string p = index("hosts", i);
         const json &h = j[i];
-        if (!r.object(h, p,
-                      {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"}))
+        if (!r.object(
+                h, p,
+                {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"}))
             continue;
         HostConfig c;
         if (auto v = r.string(h, p, "nqn", true, "nqn.2014-08.org.nvmexpress:uuid:...")) {
@@ -321,8 +322,7 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
                                             std::tuple{"dhchap_ctrl_key", &c.dhchap_ctrl_key, false}}) {
             auto v = r.string(h, p, key, required, "DHHC-1:01:<base64>: from nvme gen-dhchap-key");
             if (!v) continue;
-            if (auto k = nvmeof::auth::parse_dhchap_key(*v); !k)
-                r.error(join(p, key), k.error().message);
+            if (auto k = nvmeof::auth::parse_dhchap_key(*v); !k) r.error(join(p, key), k.error().message);
             *field = *v;
         }
         if (auto v = r.strings(h, p, "dhchap_hashes", "hash names (sha256, sha384, sha512)")) {
@@ -453,7 +453,8 @@ std::string LoadResult::error_text() const {
 LoadResult parse_config(const json &doc) {
     JsonReader r;
     Config c;
-    if (r.object(doc, "", {"target", "transports", "backends", "subsystems", "listeners", "discovery", "hosts"})) {
+    if (r.object(doc, "",
+                 {"target", "transports", "backends", "subsystems", "listeners", "discovery", "hosts"})) {
         if (doc.contains("target")) read_target(r, doc["target"], c.target);
         if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
         if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);

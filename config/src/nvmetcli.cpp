@@ -186,8 +186,10 @@ std::optional<json> import_host(JsonReader &r, const json &h, const std::string 
     }
     const json attr = h.value("attr", json::object());
     auto field = [&](const char *key) -> std::optional<std::string> {
-        if (h.contains(key) && h[key].is_string() && !h[key].get<std::string>().empty()) return h[key].get<std::string>();
-        if (attr.is_object() && attr.contains(key) && attr[key].is_string() && !attr[key].get<std::string>().empty())
+        if (h.contains(key) && h[key].is_string() && !h[key].get<std::string>().empty())
+            return h[key].get<std::string>();
+        if (attr.is_object() && attr.contains(key) && attr[key].is_string() &&
+            !attr[key].get<std::string>().empty())
             return attr[key].get<std::string>();
         return std::nullopt;
     };

@@ -225,13 +225,16 @@ int main(int argc, char **argv) {
     hadd->add_option("--dhchap-key", dh_key,
                      "the host's DH-HMAC-CHAP secret (\"DHHC-1:xx:...:\" from nvme gen-dhchap-key): the host "
                      "must authenticate; adding an allowed host again changes its secrets");
-    hadd->add_option("--dhchap-ctrl-key", dh_ctrl_key,
-                     "the controller's secret, for hosts that authenticate the controller too (bidirectional)");
-    hadd->add_option("--dhchap-hash", dh_hashes, "allowed hash: sha256, sha384, sha512 (repeatable, preferred first)");
+    hadd->add_option(
+        "--dhchap-ctrl-key", dh_ctrl_key,
+        "the controller's secret, for hosts that authenticate the controller too (bidirectional)");
+    hadd->add_option("--dhchap-hash", dh_hashes,
+                     "allowed hash: sha256, sha384, sha512 (repeatable, preferred first)");
     hadd->add_option("--dhchap-dhgroup", dh_groups,
                      "allowed DH group: null, ffdhe2048 ... ffdhe8192 (repeatable, preferred first)");
-    hadd->add_flag("--per-subsystem", dh_per_subsystem,
-                   "the secrets apply on this subsystem only (default: every subsystem the host connects to)");
+    hadd->add_flag(
+        "--per-subsystem", dh_per_subsystem,
+        "the secrets apply on this subsystem only (default: every subsystem the host connects to)");
     on(hadd, "host.add", [&] {
         params = {{"nqn", nqn}, {"host", host}};
         if (!dh_key.empty()) params["dhchap_key"] = dh_key;

@@ -239,7 +239,8 @@ json ManagementServer::handle(const json &request) {
 
 // host.add may carry DH-HMAC-CHAP secrets: they become the host's hosts[] entry (for this
 // subsystem only with "per_subsystem": true). host.remove drops the entry for this subsystem.
-static void set_host_secrets(json &doc, bool add, const std::string &nqn, const std::string &host, const json &params) {
+static void set_host_secrets(json &doc, bool add, const std::string &nqn, const std::string &host,
+                             const json &params) {
     if (!doc.contains("hosts")) doc["hosts"] = json::array();
     auto &hosts = doc["hosts"];
     const bool per_subsystem = params.value("per_subsystem", false);
@@ -247,8 +248,9 @@ static void set_host_secrets(json &doc, bool add, const std::string &nqn, const 
         return h.value("nqn", "") == host && h.value("subsystem", "") == (specific ? nqn : "");
     };
     if (!add) {
-        hosts.erase(std::remove_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, true); }),
-                    hosts.end());
+        hosts.erase(
+            std::remove_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, true); }),
+            hosts.end());
         return;
     }
     if (!params.contains("dhchap_key")) return;
@@ -256,9 +258,9 @@ static void set_host_secrets(json &doc, bool add, const std::string &nqn, const 
     if (per_subsystem) entry["subsystem"] = nqn;
     for (const char *key : {"dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"})
         if (params.contains(key)) entry[key] = params[key];
-    hosts.erase(std::remove_if(hosts.begin(), hosts.end(),
-                               [&](const json &h) { return matches(h, per_subsystem); }),
-                hosts.end());
+    hosts.erase(
+        std::remove_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, per_subsystem); }),
+        hosts.end());
     hosts.push_back(entry);
 }
 

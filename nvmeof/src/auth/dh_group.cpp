@@ -73,7 +73,8 @@ std::optional<uint8_t> dh_group_from_name(std::string_view name) {
     // nvmet prints "null" but the kernel's tables say "NULL": compare without case.
     auto same = [](std::string_view a, std::string_view b) {
         return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-                   return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+                   return std::tolower(static_cast<unsigned char>(x)) ==
+                          std::tolower(static_cast<unsigned char>(y));
                });
     };
     for (uint8_t id : all_dh_groups())

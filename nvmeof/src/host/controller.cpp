@@ -74,13 +74,15 @@ Status Controller::connect_admin() {
     return Status::success();
 }
 
-Result<std::optional<DhchapResult>> Controller::authenticate_if_required(TcpQueue &q, const Completion &connect) {
+Result<std::optional<DhchapResult>> Controller::authenticate_if_required(TcpQueue &q,
+                                                                         const Completion &connect) {
     if (!(connect.cqe.result & (auth::kConnectAuthreqAtr | auth::kConnectAuthreqAscr)))
         return std::optional<DhchapResult>();
     if (!options_.dhchap.enabled())
-        return make_error(DOCA_ERROR_NOT_PERMITTED, "queue " + std::to_string(q.qid()) + " of " + where(options_) +
-                                                        ": the controller requires DH-HMAC-CHAP "
-                                                        "authentication but no host secret (--dhchap-secret) is set");
+        return make_error(DOCA_ERROR_NOT_PERMITTED,
+                          "queue " + std::to_string(q.qid()) + " of " + where(options_) +
+                              ": the controller requires DH-HMAC-CHAP "
+                              "authentication but no host secret (--dhchap-secret) is set");
     auto r = dhchap_authenticate(q, options_.host, options_.subnqn, options_.dhchap, next_transaction_++);
     if (!r) return r.error();
     return std::optional<DhchapResult>(*r);
@@ -91,9 +93,11 @@ Result<DhchapResult> Controller::reauthenticate(uint16_t qid) {
         return make_error(DOCA_ERROR_BAD_STATE, "re-authentication needs a host secret (--dhchap-secret)");
     if (qid == 0) {
         std::lock_guard lock(admin_mu_); // the keep-alive thread shares the admin queue
-        return dhchap_authenticate(*admin_, options_.host, options_.subnqn, options_.dhchap, next_transaction_++);
+        return dhchap_authenticate(*admin_, options_.host, options_.subnqn, options_.dhchap,
+                                   next_transaction_++);
     }
-    if (qid > io_queues_.size()) return make_error(DOCA_ERROR_INVALID_VALUE, "no I/O queue " + std::to_string(qid));
+    if (qid > io_queues_.size())
+        return make_error(DOCA_ERROR_INVALID_VALUE, "no I/O queue " + std::to_string(qid));
     return dhchap_authenticate(*io_queues_[qid - 1], options_.host, options_.subnqn, options_.dhchap,
                                next_transaction_++);
 }

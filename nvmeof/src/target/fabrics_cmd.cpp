@@ -70,8 +70,8 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
     if (!subsys->is_discovery()) ctrl->set_auth(q.target().host_auth(hostnqn, subsys->nqn()));
     q.bind(ctrl, 0, cmd.sqsize, cmd.cattr & 0x04);
     req.cqe.result = ctrl->cntlid() | (ctrl->auth() ? auth::kConnectAuthreqAtr : 0u);
-    log->info("connect: {} host {} -> {} controller {} (admin queue, kato {} ms{})", q.transport().peer_name(),
-              hostnqn, subsys->nqn(), ctrl->cntlid(), kato,
+    log->info("connect: {} host {} -> {} controller {} (admin queue, kato {} ms{})",
+              q.transport().peer_name(), hostnqn, subsys->nqn(), ctrl->cntlid(), kato,
               ctrl->auth() ? ", DH-HMAC-CHAP required" : "");
 }
 

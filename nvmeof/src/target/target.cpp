@@ -154,7 +154,8 @@ void Target::set_host_auth(HostAuthMap entries) {
     host_auth_ = std::move(entries);
 }
 
-std::shared_ptr<const HostAuth> Target::host_auth(const std::string &hostnqn, const std::string &subnqn) const {
+std::shared_ptr<const HostAuth> Target::host_auth(const std::string &hostnqn,
+                                                  const std::string &subnqn) const {
     std::lock_guard lock(mu_);
     if (auto it = host_auth_.find({hostnqn, subnqn}); it != host_auth_.end()) return it->second;
     if (auto it = host_auth_.find({hostnqn, std::string()}); it != host_auth_.end()) return it->second;

@@ -86,9 +86,9 @@ struct HostConfig {
     std::string nqn;
     std::string subsystem;
     std::string dhchap_key;
-    std::string dhchap_ctrl_key;                 // empty: unidirectional only
-    std::vector<std::string> dhchap_hashes;      // "sha256", ...; preferred first; empty: all
-    std::vector<std::string> dhchap_dhgroups;    // "null", "ffdhe2048", ...; empty: all
+    std::string dhchap_ctrl_key;              // empty: unidirectional only
+    std::vector<std::string> dhchap_hashes;   // "sha256", ...; preferred first; empty: all
+    std::vector<std::string> dhchap_dhgroups; // "null", "ffdhe2048", ...; empty: all
 
     bool operator==(const HostConfig &) const = default;
 };
