@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git ccache
   libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
-  libaio-dev libnvme-dev libisal-dev libsystemd-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
+  libssl-dev libaio-dev libnvme-dev libisal-dev libsystemd-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   iproute2 procps python3
   # the lab VM (tests/lab/vm/build-image checks the same list): qemu under TCG, debootstrap for

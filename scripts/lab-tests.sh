@@ -19,6 +19,11 @@
 #                     RAM; skiff-ctl arms an Unrecovered Read Error (with and without DNR) and a
 #                     Write Fault; the guest's read fails (the kernel logs the status) or is
 #                     retried, fio reports the write error, fio verify on namespace 2 never fails.
+#   auth              tests/lab/auth.sh: DH-HMAC-CHAP with the kernel initiator; secrets from
+#                     nvme gen-dhchap-key in the guest, set with skiff-ctl host add; host A with
+#                     --dhchap-secret (SHA-256, null group) passes fio verify; host B with a wrong
+#                     secret is refused (the target logs why) while A keeps working; host B with
+#                     --dhchap-ctrl-secret (bidirectional, SHA-512, ffdhe4096) passes fio verify.
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
@@ -126,6 +131,10 @@ test_live_namespace() {
 
 test_error_inject() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/error-inject.sh"
+}
+
+test_auth() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/auth.sh"
 }
 
 test_initiator_vs_nvmet() {
@@ -264,7 +273,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma service)
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
