@@ -20,7 +20,8 @@ constexpr uint8_t kSpsp1 = 0x01;
 constexpr uint32_t kConnectAuthreqAtr = 1u << 17;
 constexpr uint32_t kConnectAuthreqAscr = 1u << 18;
 
-// Authentication Send (fctype 05h) and Receive (06h): TL / AL in dword 11.
+// Authentication Send (fctype 05h) and Receive (06h): SPSP0, SPSP1, SECP in dword 10 bits
+// 15:8, 23:16, 31:24 (as Security Send); TL / AL in dword 11.
 struct __attribute__((packed)) AuthCmd {
     uint8_t opcode;
     uint8_t flags;
@@ -28,10 +29,10 @@ struct __attribute__((packed)) AuthCmd {
     uint8_t fctype;
     uint8_t rsvd1[19];
     wire::SglDescriptor dptr;
-    uint8_t rsvd2;
-    uint8_t secp;
+    uint8_t rsvd2; // NSSF in Security Send; reserved here
     uint8_t spsp0;
     uint8_t spsp1;
+    uint8_t secp; // CDW10 bits 31:24
     uint32_t length; // Send: transfer length (TL); Receive: allocation length (AL)
     uint8_t rsvd3[16];
 };
