@@ -1,7 +1,7 @@
 // Fabrics Authentication Send (05h) and Receive (06h): carry the DH-HMAC-CHAP messages of one
 // queue to its AuthSession, mark the queue authenticated, and close only this queue when the
 // authentication fails (after the response, so the host reads AUTH_Failure1).
-#include "auth_session.hpp"
+#include "skiff/nvmeof/target/auth_session.hpp"
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/auth/dh_group.hpp"

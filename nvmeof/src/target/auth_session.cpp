@@ -1,4 +1,4 @@
-#include "auth_session.hpp"
+#include "skiff/nvmeof/target/auth_session.hpp"
 
 #include "skiff/nvmeof/auth/dhchap_response.hpp"
 #include "skiff/nvmeof/auth/hash.hpp"

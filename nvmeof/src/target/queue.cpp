@@ -1,6 +1,6 @@
 #include "skiff/nvmeof/target/queue.hpp"
 
-#include "auth_session.hpp"
+#include "skiff/nvmeof/target/auth_session.hpp"
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
