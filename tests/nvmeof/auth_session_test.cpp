@@ -74,6 +74,7 @@ Bytes negotiate(uint16_t tid, std::vector<uint8_t> hashes, std::vector<uint8_t> 
 
 // The host's side of one transaction against a session, as the Linux host computes it.
 struct Host {
+    explicit Host(AuthSession &session) : s(session) {}
     AuthSession &s;
     std::string host_key = kKey;
     std::optional<std::string> ctrl_key;
@@ -176,7 +177,7 @@ TEST(AuthSession, EveryHashAndDhGroupInBothDirections) {
                 SCOPED_TRACE(std::string(hash_name(hash)) + " " + std::string(dh_group_name(group)) +
                              (bidi ? " bidirectional" : ""));
                 AuthSession s(policy(), kHost, kSub);
-                Host h{s};
+                Host h(s);
                 if (bidi) h.ctrl_key = kCtrlKey;
                 EXPECT_EQ(h.run(hash, group), Verdict::kAuthenticated);
                 EXPECT_EQ(s.hash(), hash);
@@ -197,7 +198,7 @@ TEST(AuthSession, ControllerPicksItsPreferredAllowedChoice) {
 
 TEST(AuthSession, ReauthenticationWorksAndAReplayedTransactionIdIsRefused) {
     AuthSession s(policy(), kHost, kSub);
-    Host h{s};
+    Host h(s);
     ASSERT_EQ(h.run(kHashSha256, kDhNull), Verdict::kAuthenticated);
     h.tid = 2;
     ASSERT_EQ(h.run(kHashSha512, kDhFfdhe2048), Verdict::kAuthenticated);
@@ -209,7 +210,7 @@ TEST(AuthSession, ReauthenticationWorksAndAReplayedTransactionIdIsRefused) {
 
 TEST(AuthSession, WrongKeyIsFailure1AuthenticationFailed) {
     AuthSession s(policy(), kHost, kSub);
-    Host h{s};
+    Host h(s);
     h.host_key = kOtherKey;
     uint8_t why = 0;
     EXPECT_EQ(h.run(kHashSha256, kDhFfdhe2048, &why), Verdict::kClose);
@@ -322,7 +323,7 @@ TEST(AuthSession, Failure2FromTheHostClosesAtOnce) {
 TEST(AuthSession, BidirectionalWithoutControllerKeyAndNoPolicyAreRefused) {
     {
         AuthSession s(policy(false), kHost, kSub);
-        Host h{s};
+        Host h(s);
         h.ctrl_key = kCtrlKey;
         uint8_t why = 0;
         EXPECT_EQ(h.run(kHashSha256, kDhNull, &why), Verdict::kClose);
