@@ -162,6 +162,12 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     app.add_option("--port", o.port, "target port")->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
     app.add_option("--hostnqn", o.hostnqn, "host NQN to connect as (default: a fresh uuid-based NQN)");
+    app.add_option(
+        "--dhchap-secret", o.dhchap_secret,
+        "DH-HMAC-CHAP host secret (\"DHHC-1:xx:...:\" from nvme gen-dhchap-key): every queue "
+        "authenticates when the target asks; needs --hostnqn, the NQN the secret is configured for");
+    app.add_option("--dhchap-ctrl-secret", o.dhchap_ctrl_secret,
+                   "DH-HMAC-CHAP controller secret: the target must prove it holds it (bidirectional)");
     app.add_flag("--hdgst", o.header_digest, "ask for header digests (CRC32C)");
     app.add_flag("--ddgst", o.data_digest, "ask for data digests (CRC32C)");
     app.add_flag("--sq-flow-control", o.sq_flow_control,
@@ -197,6 +203,8 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
         o.cores = *c;
     }
     if (o.hostnqn.size() > 223) return bad("--hostnqn", o.hostnqn, "at most 223 bytes");
+    if (!o.dhchap_ctrl_secret.empty() && o.dhchap_secret.empty())
+        return bad("--dhchap-ctrl-secret", "(not shown)", "needs --dhchap-secret as well");
     return o;
 }
 

@@ -41,7 +41,9 @@ struct PerfOptions {
     std::string addr = "127.0.0.1";
     uint16_t port = 4420;
     std::string nqn = "nqn.2026-11.io.skiff:default";
-    std::string hostnqn; // empty: a fresh nqn.2014-08.org.nvmexpress:uuid:... identity
+    std::string hostnqn;            // empty: a fresh nqn.2014-08.org.nvmexpress:uuid:... identity
+    std::string dhchap_secret;      // DHHC-1 host secret: authenticate every queue (DH-HMAC-CHAP)
+    std::string dhchap_ctrl_secret; // DHHC-1 controller secret: bidirectional authentication
     bool header_digest = false;
     bool data_digest = false;
     bool sq_flow_control = false; // false: Connect asks the controller to disable SQ flow control

@@ -5,6 +5,9 @@
 #include "backend_kinds.hpp"
 #include "json_reader.hpp"
 #include "skiff/config/units.hpp"
+#include "skiff/nvmeof/auth/dh_group.hpp"
+#include "skiff/nvmeof/auth/dhchap_key.hpp"
+#include "skiff/nvmeof/auth/hash.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
 
 #include <arpa/inet.h>
@@ -13,6 +16,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace skiff::config {
 namespace {
@@ -381,6 +385,62 @@ void check_datapath(JsonReader &r, const Config &c) {
                   "runs on the poll groups");
 }
 
+// hosts[]: DH-HMAC-CHAP secrets. A bad secret's message never repeats the secret.
+void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
+    if (!r.array(j, "hosts", "host objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        const std::string p = index("hosts", i);
+        const json &h = j[i];
+        if (!r.object(
+                h, p,
+                {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"}))
+            continue;
+        HostConfig c;
+        if (auto v = r.string(h, p, "nqn", true, "nqn.2014-08.org.nvmexpress:uuid:...")) {
+            if (auto why = nvmeof::target::check_nqn(*v); !why.empty()) r.error(join(p, "nqn"), why);
+            c.nqn = *v;
+        }
+        if (auto v = r.string(h, p, "subsystem", false)) c.subsystem = *v;
+        for (auto [key, field, required] : {std::tuple{"dhchap_key", &c.dhchap_key, true},
+                                            std::tuple{"dhchap_ctrl_key", &c.dhchap_ctrl_key, false}}) {
+            auto v = r.string(h, p, key, required, "DHHC-1:01:<base64>: from nvme gen-dhchap-key");
+            if (!v) continue;
+            if (auto k = nvmeof::auth::parse_dhchap_key(*v); !k) r.error(join(p, key), k.error().message);
+            *field = *v;
+        }
+        if (auto v = r.strings(h, p, "dhchap_hashes", "hash names (sha256, sha384, sha512)")) {
+            for (size_t k = 0; k < v->size(); ++k)
+                if (!nvmeof::auth::hash_from_name((*v)[k]))
+                    r.error(index(join(p, "dhchap_hashes"), k),
+                            "expected sha256, sha384 or sha512, got \"" + (*v)[k] + "\"");
+            c.dhchap_hashes = *v;
+        }
+        if (auto v = r.strings(h, p, "dhchap_dhgroups", "DH group names (null, ffdhe2048 ... ffdhe8192)")) {
+            for (size_t k = 0; k < v->size(); ++k)
+                if (!nvmeof::auth::dh_group_from_name((*v)[k]))
+                    r.error(index(join(p, "dhchap_dhgroups"), k),
+                            "expected null, ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192, got \"" +
+                                (*v)[k] + "\"");
+            c.dhchap_dhgroups = *v;
+        }
+        out.push_back(c);
+    }
+}
+
+void check_hosts(JsonReader &r, const Config &c) {
+    std::map<std::pair<std::string, std::string>, size_t> seen;
+    for (size_t i = 0; i < c.hosts.size(); ++i) {
+        const HostConfig &h = c.hosts[i];
+        const std::string p = index("hosts", i);
+        if (!h.subsystem.empty() && !c.find_subsystem(h.subsystem))
+            r.error(p + ".subsystem", "no subsystem named \"" + h.subsystem + "\"");
+        auto [it, fresh] = seen.emplace(std::pair{h.nqn, h.subsystem}, i);
+        if (!fresh)
+            r.error(p + ".nqn", "\"" + h.nqn + "\"" + (h.subsystem.empty() ? "" : " on " + h.subsystem) +
+                                    " already has secrets in " + index("hosts", it->second));
+    }
+}
+
 // Checks that span sections. Paths index the parsed vectors, which follow the file's order
 // (entries that failed to parse at all are skipped, and those already have an error).
 void cross_check(JsonReader &r, const Config &c) {
@@ -469,6 +529,7 @@ void cross_check(JsonReader &r, const Config &c) {
                         "no subsystem named \"" + (*l.subsystems)[k] + "\"");
     }
     if (c.discovery) check_address(*c.discovery, "discovery");
+    check_hosts(r, c);
 }
 
 } // namespace
@@ -483,7 +544,8 @@ LoadResult parse_config(const json &doc) {
     JsonReader r;
     Config c;
     if (r.object(doc, "",
-                 {"target", "transports", "backends", "subsystems", "listeners", "discovery", "referrals"})) {
+                 {"target", "transports", "backends", "subsystems", "listeners", "discovery", "referrals",
+                  "hosts"})) {
         if (doc.contains("target")) read_target(r, doc["target"], c.target);
         if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
         if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);
@@ -492,6 +554,7 @@ LoadResult parse_config(const json &doc) {
         if (doc.contains("discovery") && !doc["discovery"].is_null())
             c.discovery = read_listener(r, doc["discovery"], "discovery", true);
         if (doc.contains("referrals")) read_referrals(r, doc["referrals"], c.referrals);
+        if (doc.contains("hosts")) read_hosts(r, doc["hosts"], c.hosts);
         if (r.errors().empty()) cross_check(r, c);
     }
     LoadResult out;
@@ -597,6 +660,11 @@ std::string summarize(const Config &c) {
         for (auto &ns : s.namespaces)
             o << "  namespace " << ns.nsid << ": backend " << ns.backend << ", " << ns.block_size
               << "-byte blocks\n";
+    }
+    for (auto &h : c.hosts) {
+        // That a secret is set, never the secret.
+        o << "host " << h.nqn << (h.subsystem.empty() ? "" : " on " + h.subsystem) << ": DH-HMAC-CHAP key set"
+          << (h.dhchap_ctrl_key.empty() ? "" : ", controller key set (bidirectional)") << "\n";
     }
     for (auto &l : c.listeners) {
         o << "listener " << l.trtype << " " << l.addr << ":" << l.port << ": ";

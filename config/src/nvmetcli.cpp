@@ -181,6 +181,32 @@ json import_subsystem(JsonReader &r, const json &s, const std::string &p, json &
     return out;
 }
 
+// A host with DH-HMAC-CHAP secrets (dhchap_key, dhchap_ctrl_key, dhchap_hash "hmac(sha256)",
+// dhchap_dhgroup "ffdhe2048"; directly in the host object or under "attr", as nvmetcli writes
+// its configfs attributes) becomes a hosts[] entry; a host without a key needs none.
+std::optional<json> import_host(JsonReader &r, const json &h, const std::string &p) {
+    if (!h.is_object()) {
+        r.error(p, "expected an object, got " + quote(h));
+        return std::nullopt;
+    }
+    const json attr = h.value("attr", json::object());
+    auto field = [&](const char *key) -> std::optional<std::string> {
+        if (h.contains(key) && h[key].is_string() && !h[key].get<std::string>().empty())
+            return h[key].get<std::string>();
+        if (attr.is_object() && attr.contains(key) && attr[key].is_string() &&
+            !attr[key].get<std::string>().empty())
+            return attr[key].get<std::string>();
+        return std::nullopt;
+    };
+    auto key = field("dhchap_key");
+    if (!key) return std::nullopt;
+    json out = {{"nqn", h.value("nqn", std::string())}, {"dhchap_key", *key}};
+    if (auto v = field("dhchap_ctrl_key")) out["dhchap_ctrl_key"] = *v;
+    if (auto v = field("dhchap_hash")) out["dhchap_hashes"] = json::array({*v});
+    if (auto v = field("dhchap_dhgroup")) out["dhchap_dhgroups"] = json::array({*v});
+    return out;
+}
+
 } // namespace
 
 LoadResult import_nvmetcli(const json &doc) {
@@ -200,6 +226,12 @@ LoadResult import_nvmetcli(const json &doc) {
         for (size_t i = 0; subsystems.is_array() && i < subsystems.size(); ++i)
             skiff["subsystems"].push_back(
                 import_subsystem(r, subsystems[i], index("subsystems", i), skiff["backends"]));
+        const json hosts = doc.value("hosts", json::array());
+        for (size_t i = 0; hosts.is_array() && i < hosts.size(); ++i)
+            if (auto h = import_host(r, hosts[i], index("hosts", i))) {
+                if (!skiff.contains("hosts")) skiff["hosts"] = json::array();
+                skiff["hosts"].push_back(*h);
+            }
     }
     if (transport.size() > 1) skiff["transports"] = json::array({transport});
     LoadResult out;

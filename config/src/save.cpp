@@ -83,7 +83,26 @@ json to_json(const Config &c) {
     out["referrals"] = json::array();
     for (auto &r : c.referrals)
         out["referrals"].push_back({{"trtype", r.trtype}, {"addr", r.addr}, {"port", r.port}});
+    if (!c.hosts.empty()) {
+        out["hosts"] = json::array();
+        for (auto &h : c.hosts) {
+            json j = {{"nqn", h.nqn}, {"dhchap_key", h.dhchap_key}};
+            if (!h.subsystem.empty()) j["subsystem"] = h.subsystem;
+            if (!h.dhchap_ctrl_key.empty()) j["dhchap_ctrl_key"] = h.dhchap_ctrl_key;
+            if (!h.dhchap_hashes.empty()) j["dhchap_hashes"] = h.dhchap_hashes;
+            if (!h.dhchap_dhgroups.empty()) j["dhchap_dhgroups"] = h.dhchap_dhgroups;
+            out["hosts"].push_back(j);
+        }
+    }
     return out;
+}
+
+json redact_secrets(json config) {
+    if (!config.contains("hosts") || !config["hosts"].is_array()) return config;
+    for (auto &h : config["hosts"])
+        for (const char *key : {"dhchap_key", "dhchap_ctrl_key"})
+            if (h.contains(key)) h[key] = kRedacted;
+    return config;
 }
 
 } // namespace skiff::config

@@ -38,7 +38,7 @@ const std::vector<BadCase> kCases = {
     {"unknown top-level key",
      [](json &j) { j["subsytems"] = json::array(); },
      {"subsytems: unknown key; expected one of target, transports, backends, subsystems, listeners, "
-      "discovery, referrals"}},
+      "discovery, referrals, hosts"}},
     {"cores out of range",
      [](json &j) { j["target"]["cores"] = 0; },
      {"target.cores: expected an integer 1..64, got 0"}},

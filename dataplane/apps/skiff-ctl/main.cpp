@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -245,7 +246,30 @@ int main(int argc, char **argv) {
     auto *hadd = hst->add_subcommand("add", "allow HOST (the subsystem then admits only listed hosts)");
     hadd->add_option("nqn", nqn, "subsystem NQN")->required();
     hadd->add_option("host", host, "host NQN")->required();
-    on(hadd, "host.add", [&] { params = {{"nqn", nqn}, {"host", host}}; });
+    std::string dh_key, dh_ctrl_key;
+    std::vector<std::string> dh_hashes, dh_groups;
+    bool dh_per_subsystem = false;
+    hadd->add_option("--dhchap-key", dh_key,
+                     "the host's DH-HMAC-CHAP secret (\"DHHC-1:xx:...:\" from nvme gen-dhchap-key): the host "
+                     "must authenticate; adding an allowed host again changes its secrets");
+    hadd->add_option(
+        "--dhchap-ctrl-key", dh_ctrl_key,
+        "the controller's secret, for hosts that authenticate the controller too (bidirectional)");
+    hadd->add_option("--dhchap-hash", dh_hashes,
+                     "allowed hash: sha256, sha384, sha512 (repeatable, preferred first)");
+    hadd->add_option("--dhchap-dhgroup", dh_groups,
+                     "allowed DH group: null, ffdhe2048 ... ffdhe8192 (repeatable, preferred first)");
+    hadd->add_flag(
+        "--per-subsystem", dh_per_subsystem,
+        "the secrets apply on this subsystem only (default: every subsystem the host connects to)");
+    on(hadd, "host.add", [&] {
+        params = {{"nqn", nqn}, {"host", host}};
+        if (!dh_key.empty()) params["dhchap_key"] = dh_key;
+        if (!dh_ctrl_key.empty()) params["dhchap_ctrl_key"] = dh_ctrl_key;
+        if (!dh_hashes.empty()) params["dhchap_hashes"] = dh_hashes;
+        if (!dh_groups.empty()) params["dhchap_dhgroups"] = dh_groups;
+        if (dh_per_subsystem) params["per_subsystem"] = true;
+    });
     auto *hrm = hst->add_subcommand("remove", "take HOST off the list");
     hrm->add_option("nqn", nqn, "subsystem NQN")->required();
     hrm->add_option("host", host, "host NQN")->required();

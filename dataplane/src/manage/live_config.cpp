@@ -1,5 +1,6 @@
 #include "skiff/dataplane/live_config.hpp"
 
+#include "skiff/config/host_auth.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/backend_factory.hpp"
 
@@ -330,6 +331,12 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
         }
         target_.set_referrals(std::move(referrals));
         done.push_back("discovery referrals: " + std::to_string(next.referrals.size()));
+    }
+    if (cur.hosts != next.hosts) {
+        target_.set_host_auth(config::host_auth_map(next));
+        // Names only: the secrets never reach a log.
+        done.push_back("DH-HMAC-CHAP secrets set for " + std::to_string(next.hosts.size()) + " host entr" +
+                       (next.hosts.size() == 1 ? "y" : "ies") + " (connected queues keep theirs)");
     }
     if (cur.target.log_level != next.target.log_level) {
         if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);

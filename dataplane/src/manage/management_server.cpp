@@ -6,7 +6,9 @@
 #include "skiff/dataplane/error_device.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -328,9 +330,37 @@ json ManagementServer::handle(const json &request) {
     return resp;
 }
 
+// host.add may carry DH-HMAC-CHAP secrets: they become the host's hosts[] entry (for this
+// subsystem only with "per_subsystem": true). host.remove drops the entry for this subsystem.
+static void set_host_secrets(json &doc, bool add, const std::string &nqn, const std::string &host,
+                             const json &params) {
+    if (!doc.contains("hosts")) doc["hosts"] = json::array();
+    auto &hosts = doc["hosts"];
+    const bool per_subsystem = params.value("per_subsystem", false);
+    auto matches = [&](const json &h, bool specific) {
+        return h.value("nqn", "") == host && h.value("subsystem", "") == (specific ? nqn : "");
+    };
+    if (!add) {
+        hosts.erase(
+            std::remove_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, true); }),
+            hosts.end());
+        return;
+    }
+    if (!params.contains("dhchap_key")) return;
+    json entry = {{"nqn", host}};
+    if (per_subsystem) entry["subsystem"] = nqn;
+    for (const char *key : {"dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"})
+        if (params.contains(key)) entry[key] = params[key];
+    hosts.erase(
+        std::remove_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, per_subsystem); }),
+        hosts.end());
+    hosts.push_back(entry);
+}
+
 json ManagementServer::dispatch(const std::string &method, const json &params) {
     if (method == "list")
-        return {{"config", config::to_json(live_.running())}, {"listeners", live_.listeners_json()}};
+        return {{"config", config::redact_secrets(config::to_json(live_.running()))},
+                {"listeners", live_.listeners_json()}};
     if (method == "controllers") return live_.controllers_json();
     if (method == "connections") return live_.connections_json();
     if (method == "error.inject") return error_inject(live_, params);
@@ -338,6 +368,13 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");
         std::string tmp = path + ".tmp";
         {
+            // The file may hold DH-HMAC-CHAP secrets: readable by its owner only, from creation on.
+            int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            if (fd < 0 || ::fchmod(fd, 0600) != 0) {
+                if (fd >= 0) ::close(fd);
+                throw RpcError{kRpcRefused, "save: cannot create " + tmp + ": " + std::strerror(errno)};
+            }
+            ::close(fd);
             std::ofstream out(tmp);
             out << config::to_json(live_.running()).dump(2) << "\n";
             if (!out) throw RpcError{kRpcRefused, "save: cannot write " + tmp};
@@ -429,14 +466,17 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     } else if (method == "referral.add" || method == "referral.remove") {
         referral_edit(doc, params, method == "referral.add");
     } else if (method == "host.add" || method == "host.remove") {
-        json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+        const std::string nqn = str(params, "nqn", "a subsystem NQN");
+        json &s = subsystem_entry(doc, nqn);
         std::string host = str(params, "host", "a host NQN");
+        set_host_secrets(doc, method == "host.add", nqn, host, params);
         auto &hosts = s["allowed_hosts"];
         auto it = std::find(hosts.begin(), hosts.end(), host);
         if (method == "host.add") {
-            if (it != hosts.end())
+            // An allowed host may be added again to set or change its secrets.
+            if (it != hosts.end() && !params.contains("dhchap_key"))
                 throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is already allowed"};
-            hosts.push_back(host);
+            if (it == hosts.end()) hosts.push_back(host);
             s["allow_any_host"] = false; // a host list means only those hosts
         } else {
             if (it == hosts.end())

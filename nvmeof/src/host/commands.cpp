@@ -1,5 +1,7 @@
 #include "skiff/nvmeof/host/commands.hpp"
 
+#include "skiff/nvmeof/auth/messages.hpp"
+
 #include <cstring>
 
 namespace skiff::nvmeof::host::cmd {
@@ -32,6 +34,31 @@ wire::Sqe connect(uint16_t qid, uint16_t sqsize_0based, uint32_t kato_ms, bool d
     wire::Sqe s;
     std::memcpy(&s, &c, sizeof(s));
     return s;
+}
+
+namespace {
+
+wire::Sqe auth_command(uint8_t fctype, uint32_t length) {
+    auth::AuthCmd a{};
+    a.opcode = wire::kFabricsOpcode;
+    a.fctype = fctype;
+    a.secp = auth::kSecpNvmeAuth;
+    a.spsp0 = auth::kSpsp0;
+    a.spsp1 = auth::kSpsp1;
+    a.length = length;
+    wire::Sqe s;
+    std::memcpy(&s, &a, sizeof(s));
+    return s;
+}
+
+} // namespace
+
+wire::Sqe auth_send(uint32_t tl) {
+    return auth_command(wire::kFctAuthSend, tl);
+}
+
+wire::Sqe auth_receive(uint32_t al) {
+    return auth_command(wire::kFctAuthReceive, al);
 }
 
 wire::Sqe property_get(uint32_t offset, bool eight_bytes) {

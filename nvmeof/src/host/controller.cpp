@@ -2,6 +2,7 @@
 #include "skiff/nvmeof/host/controller.hpp"
 
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/auth/messages.hpp"
 #include "skiff/nvmeof/host/commands.hpp"
 
 #include <algorithm>
@@ -67,7 +68,38 @@ Status Controller::connect_admin() {
     if (!c) return c.error();
     if (Status st = to_status(*c, "admin queue Connect to " + where(options_), true); !st) return st;
     cntlid_ = static_cast<uint16_t>(c->cqe.result & 0xFFFF);
+    auto auth = authenticate_if_required(*admin_, *c);
+    if (!auth) return auth.error();
+    admin_auth_ = *auth;
     return Status::success();
+}
+
+Result<std::optional<DhchapResult>> Controller::authenticate_if_required(TcpQueue &q,
+                                                                         const Completion &connect) {
+    if (!(connect.cqe.result & (auth::kConnectAuthreqAtr | auth::kConnectAuthreqAscr)))
+        return std::optional<DhchapResult>();
+    if (!options_.dhchap.enabled())
+        return make_error(DOCA_ERROR_NOT_PERMITTED,
+                          "queue " + std::to_string(q.qid()) + " of " + where(options_) +
+                              ": the controller requires DH-HMAC-CHAP "
+                              "authentication but no host secret (--dhchap-secret) is set");
+    auto r = dhchap_authenticate(q, options_.host, options_.subnqn, options_.dhchap, next_transaction_++);
+    if (!r) return r.error();
+    return std::optional<DhchapResult>(*r);
+}
+
+Result<DhchapResult> Controller::reauthenticate(uint16_t qid) {
+    if (!options_.dhchap.enabled())
+        return make_error(DOCA_ERROR_BAD_STATE, "re-authentication needs a host secret (--dhchap-secret)");
+    if (qid == 0) {
+        std::lock_guard lock(admin_mu_); // the keep-alive thread shares the admin queue
+        return dhchap_authenticate(*admin_, options_.host, options_.subnqn, options_.dhchap,
+                                   next_transaction_++);
+    }
+    if (qid > io_queues_.size())
+        return make_error(DOCA_ERROR_INVALID_VALUE, "no I/O queue " + std::to_string(qid));
+    return dhchap_authenticate(*io_queues_[qid - 1], options_.host, options_.subnqn, options_.dhchap,
+                               next_transaction_++);
 }
 
 Status Controller::enable() {
@@ -119,6 +151,7 @@ Status Controller::connect_io_queues() {
                 to_status(*c, "I/O queue " + std::to_string(qid) + " Connect to " + where(options_), true);
             !st)
             return st;
+        if (auto auth = authenticate_if_required(**q, *c); !auth) return auth.error();
         io_queues_.push_back(std::move(q.value()));
     }
     return Status::success();

@@ -294,7 +294,7 @@ void RdmaQueuePair::on_completion(const ibv_wc &wc) {
     }
     case kWrSend: {
         free_request(reqs_[index]);
-        if (queue_.disconnect_requested()) return finish("host sent Disconnect");
+        if (queue_.disconnect_requested()) return finish(queue_.disconnect_reason());
         if (pending_count_ == 0) return;
         uint16_t recv = pending_[pending_head_ * 2], len = pending_[pending_head_ * 2 + 1];
         pending_head_ = (pending_head_ + 1) % depth_;

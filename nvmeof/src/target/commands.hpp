@@ -14,6 +14,9 @@ bool parse_fabrics(Request &req);
 bool parse_admin(Request &req);
 bool parse_discovery_admin(Request &req);
 bool parse_io(Request &req);
+// Authentication Send / Receive (auth_cmd.cpp).
+bool parse_auth_send(Request &req);
+bool parse_auth_receive(Request &req);
 
 // Log pages (log_page.cpp), shared by the I/O and discovery admin parsers.
 bool parse_get_log_page(Request &req);

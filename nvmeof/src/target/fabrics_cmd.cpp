@@ -1,6 +1,7 @@
-// Fabrics commands: Connect, Property Get/Set, Disconnect.
+// Fabrics commands: Connect, Property Get/Set, Disconnect (Authentication Send/Receive: auth_cmd.cpp).
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/auth/messages.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
 #include <cstddef>
@@ -73,10 +74,12 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
         return;
     }
+    if (!subsys->is_discovery()) ctrl->set_auth(q.target().host_auth(hostnqn, subsys->nqn()));
     q.bind(ctrl, 0, cmd.sqsize, cmd.cattr & 0x04);
-    req.cqe.result = ctrl->cntlid();
-    log->info("connect: {} host {} -> {} controller {} (admin queue, kato {} ms)", q.transport().peer_name(),
-              hostnqn, subsys->nqn(), ctrl->cntlid(), kato);
+    req.cqe.result = ctrl->cntlid() | (ctrl->auth() ? auth::kConnectAuthreqAtr : 0u);
+    log->info("connect: {} host {} -> {} controller {} (admin queue, kato {} ms{})",
+              q.transport().peer_name(), hostnqn, subsys->nqn(), ctrl->cntlid(), kato,
+              ctrl->auth() ? ", DH-HMAC-CHAP required" : "");
 }
 
 void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &data,
@@ -105,7 +108,7 @@ void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &da
         return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
     }
     q.bind(ctrl, cmd.qid, cmd.sqsize, cmd.cattr & 0x04);
-    req.cqe.result = ctrl->cntlid();
+    req.cqe.result = ctrl->cntlid() | (ctrl->auth() ? auth::kConnectAuthreqAtr : 0u);
     skiff::log::get("nvmeof")->debug("connect: {} I/O queue {} (depth {}) of controller {}",
                                      q.transport().peer_name(), cmd.qid, cmd.sqsize + 1, ctrl->cntlid());
 }
@@ -193,6 +196,10 @@ bool parse_fabrics(Request &req) {
         return true;
     }
     if (!q.connected()) return fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    if (cmd.fctype == wire::kFctAuthSend) return parse_auth_send(req);
+    if (cmd.fctype == wire::kFctAuthReceive) return parse_auth_receive(req);
+    // Until the queue authenticated, nothing but authentication runs on it.
+    if (!q.authenticated()) return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_AUTH_REQUIRED);
     switch (cmd.fctype) {
     case wire::kFctPropertyGet:
     case wire::kFctPropertySet:

@@ -1,5 +1,6 @@
 #include "skiff/nvmeof/target/queue.hpp"
 
+#include "skiff/nvmeof/target/auth_session.hpp"
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
@@ -23,6 +24,7 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
     qid_ = qid;
     sqsize_ = sqsize;
     sqflow_disabled_ = sqflow_disabled;
+    authenticated_ = !ctrl_->auth();
     ctrl_->touch(now_ms_);
     ctrl_->attach_queue(this);
 }
@@ -54,6 +56,8 @@ bool Queue::prepare(Request &req) {
     if (req.cmd.opcode == wire::kFabricsOpcode) return detail::parse_fabrics(req);
     // Only Connect may come before the queue is connected.
     if (!ctrl_) return detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+    // A queue that must authenticate serves nothing else until it did (one flag per command).
+    if (!authenticated_) return detail::fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_AUTH_REQUIRED);
     if (qid_ == 0)
         return ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
     bool ok = detail::parse_io(req);
@@ -76,6 +80,10 @@ void Queue::execute(Request &req) {
     if (!ns->gate().enter()) return defer(req);
     req.holds_gate = true; // until complete(): the backend I/O may finish later
     req.execute(req);
+}
+
+void Queue::start_auth_session(std::unique_ptr<AuthSession> session) {
+    auth_ = std::move(session);
 }
 
 void Queue::defer(Request &req) {
@@ -169,6 +177,7 @@ void Queue::disconnect(const char *why) {
     ctrl_->detach_queue(this);
     target_.admission().release_queue(ctrl_->hostnqn()); // taken at Connect (fabrics_cmd.cpp)
     ctrl_.reset();
+    auth_.reset();
     fused_first = nullptr;
     drop_deferred();
 }

@@ -165,6 +165,19 @@ std::vector<std::shared_ptr<Controller>> Target::controllers() const {
     return out;
 }
 
+void Target::set_host_auth(HostAuthMap entries) {
+    std::lock_guard lock(mu_);
+    host_auth_ = std::move(entries);
+}
+
+std::shared_ptr<const HostAuth> Target::host_auth(const std::string &hostnqn,
+                                                  const std::string &subnqn) const {
+    std::lock_guard lock(mu_);
+    if (auto it = host_auth_.find({hostnqn, subnqn}); it != host_auth_.end()) return it->second;
+    if (auto it = host_auth_.find({hostnqn, std::string()}); it != host_auth_.end()) return it->second;
+    return nullptr;
+}
+
 uint64_t Target::discovery_generation() const {
     std::lock_guard lock(mu_);
     return discovery_generation_;

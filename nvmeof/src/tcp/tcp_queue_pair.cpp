@@ -564,7 +564,7 @@ void TcpQueuePair::flush() {
     });
     if (!ok) return finish("send failed");
     if (sendq_.empty() && close_when_sent_) return finish(close_reason_);
-    if (sendq_.empty() && queue_.disconnect_requested()) return finish("host sent Disconnect");
+    if (sendq_.empty() && queue_.disconnect_requested()) return finish(queue_.disconnect_reason());
 }
 
 bool TcpQueuePair::progress() {

@@ -98,6 +98,20 @@ struct AnaStateConfig {
     bool operator==(const AnaStateConfig &) const = default;
 };
 
+// A host's DH-HMAC-CHAP secrets (in-band authentication). With `subsystem` empty the entry
+// applies to every subsystem the host connects to; an entry naming a subsystem overrides it
+// there. Secrets are "DHHC-1:xx:<base64>:" strings as `nvme gen-dhchap-key` prints them.
+struct HostConfig {
+    std::string nqn;
+    std::string subsystem;
+    std::string dhchap_key;
+    std::string dhchap_ctrl_key;              // empty: unidirectional only
+    std::vector<std::string> dhchap_hashes;   // "sha256", ...; preferred first; empty: all
+    std::vector<std::string> dhchap_dhgroups; // "null", "ffdhe2048", ...; empty: all
+
+    bool operator==(const HostConfig &) const = default;
+};
+
 struct ListenerConfig {
     std::string trtype = "tcp";
     std::string addr;
@@ -129,6 +143,7 @@ struct Config {
     std::vector<ListenerConfig> listeners;
     std::optional<ListenerConfig> discovery; // a dedicated discovery listener
     std::vector<ReferralConfig> referrals;
+    std::vector<HostConfig> hosts; // DH-HMAC-CHAP secrets per host (and subsystem)
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;

@@ -15,6 +15,9 @@ namespace skiff::nvmeof::host::cmd {
 wire::Sqe connect(uint16_t qid, uint16_t sqsize_0based, uint32_t kato_ms, bool disable_sq_flow_control);
 wire::Sqe property_get(uint32_t offset, bool eight_bytes);
 wire::Sqe property_set(uint32_t offset, uint64_t value, bool eight_bytes);
+// Authentication Send (TL bytes to the controller) / Receive (AL bytes back), protocol E9h.
+wire::Sqe auth_send(uint32_t tl);
+wire::Sqe auth_receive(uint32_t al);
 
 // Admin.
 wire::Sqe identify(uint8_t cns, uint32_t nsid, uint16_t cntid = 0);

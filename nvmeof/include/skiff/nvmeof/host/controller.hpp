@@ -16,6 +16,7 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/host/dhchap.hpp"
 #include "skiff/nvmeof/host/fabrics.hpp"
 #include "skiff/nvmeof/host/tcp_queue.hpp"
 
@@ -25,6 +26,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -47,6 +49,9 @@ struct ConnectOptions {
     uint8_t hpda = 0;
     bool disable_sq_flow_control = false;
     std::chrono::milliseconds timeout{10000};
+    // DH-HMAC-CHAP secrets: every queue whose Connect response asks for authentication runs a
+    // transaction with them (a controller that asks while no secret is set is an error).
+    DhchapOptions dhchap;
 };
 
 // The discovery log page (70h): header fields and every entry.
@@ -93,6 +98,12 @@ class Controller {
     Result<uint64_t> property_get(uint32_t offset, bool eight_bytes);
     Status property_set(uint32_t offset, uint64_t value, bool eight_bytes);
 
+    // Host-initiated re-authentication on an established queue (0: admin, 1..: I/O queue i-1):
+    // a new DH-HMAC-CHAP transaction with the configured secrets.
+    Result<DhchapResult> reauthenticate(uint16_t qid);
+    // What the admin queue's authentication chose (nullopt: it did not authenticate).
+    const std::optional<DhchapResult> &admin_auth() const { return admin_auth_; }
+
     // Stops/starts the background keep-alive (started by connect() when auto_keep_alive and KATO).
     void start_keep_alive();
     void stop_keep_alive();
@@ -116,6 +127,8 @@ class Controller {
     Status connect_admin();
     Status enable();
     Status connect_io_queues();
+    // Authenticates a freshly connected queue when its Connect response set AUTHREQ.
+    Result<std::optional<DhchapResult>> authenticate_if_required(TcpQueue &q, const Completion &connect);
     Result<Completion> admin_locked(const wire::Sqe &sqe, DataDir dir, void *data, uint32_t len);
     Status io(size_t q, const wire::Sqe &sqe, DataDir dir, void *buf, uint32_t len, const char *what);
     void keep_alive_loop();
@@ -125,6 +138,8 @@ class Controller {
     std::unique_ptr<TcpQueue> admin_;
     std::vector<std::unique_ptr<TcpQueue>> io_queues_;
     uint16_t cntlid_ = 0;
+    uint16_t next_transaction_ = 1; // DH-HMAC-CHAP transaction ids, one per transaction
+    std::optional<DhchapResult> admin_auth_;
     uint64_t cap_ = 0;
     nvme_id_ctrl id_ctrl_{};
     bool enabled_ = false; // CSTS.RDY seen: shutdown() then asks for CC.SHN

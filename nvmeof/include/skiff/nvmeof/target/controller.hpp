@@ -3,6 +3,7 @@
 // from the admin queue's thread; what other queues read (readiness, liveness) is atomic.
 #pragma once
 
+#include "skiff/nvmeof/target/host_auth.hpp"
 #include "skiff/nvmeof/target/limits.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
 
@@ -43,6 +44,10 @@ class Controller {
     const PortAna &ana() const { return *ana_; }
     const Limits &limits() const { return limits_; }
     bool is_discovery() const { return subsystem_->is_discovery(); }
+    // The DH-HMAC-CHAP secrets this association's queues authenticate with (set at the admin
+    // Connect, before any queue is bound); nullptr: no authentication required.
+    void set_auth(std::shared_ptr<const HostAuth> auth) { auth_ = std::move(auth); }
+    const std::shared_ptr<const HostAuth> &auth() const { return auth_; }
 
     // Properties (Fabrics Property Get/Set).
     uint64_t cap() const;
@@ -145,6 +150,7 @@ class Controller {
     uint16_t port_id_;
     PortAna *ana_;
     Limits limits_;
+    std::shared_ptr<const HostAuth> auth_;
 
     uint32_t cc_ = 0;
     std::atomic<uint32_t> csts_{0};

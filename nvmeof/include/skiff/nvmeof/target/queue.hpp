@@ -23,6 +23,7 @@
 namespace skiff::nvmeof::target {
 
 class Target;
+class AuthSession;
 
 // What the command layer needs from a transport (one table per transport, as nvmet's
 // nvmet_fabrics_ops).
@@ -105,7 +106,21 @@ class Queue {
 
     // Fabrics Connect and Disconnect reach into the queue's identity.
     void bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize, bool sqflow_disabled);
-    void request_disconnect() { disconnect_requested_ = true; }
+    // The transport closes the connection once the responses queued so far are sent.
+    void request_disconnect(const char *why = "host sent Disconnect") {
+        disconnect_requested_ = true;
+        disconnect_reason_ = why;
+    }
+    const char *disconnect_reason() const { return disconnect_reason_; }
+
+    // In-band authentication (auth_cmd.cpp): a queue whose controller has DH-HMAC-CHAP secrets
+    // starts unauthenticated and serves only Authentication Send/Receive until it succeeds.
+    bool authenticated() const { return authenticated_; }
+    void set_authenticated() { authenticated_ = true; }
+    AuthSession *auth_session() const { return auth_.get(); }
+    // The session lives as long as the queue: it remembers the last transaction id and sequence
+    // number, so a replayed re-authentication is refused.
+    void start_auth_session(std::unique_ptr<AuthSession> session);
 
     IoCounters &io_counters() { return counters_; }
     const IoCounters &io_counters() const { return counters_; }
@@ -126,6 +141,9 @@ class Queue {
     uint16_t sq_head_ = 0;
     bool sqflow_disabled_ = false;
     bool disconnect_requested_ = false;
+    bool authenticated_ = true;
+    const char *disconnect_reason_ = "";
+    std::unique_ptr<AuthSession> auth_;
     uint64_t now_ms_ = 0;
     IoCounters counters_;
     PollContext *ctx_ = &PollContext::inline_context();

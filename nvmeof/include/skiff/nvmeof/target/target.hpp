@@ -6,6 +6,7 @@
 #include "skiff/core/status.hpp"
 #include "skiff/nvmeof/target/admission.hpp"
 #include "skiff/nvmeof/target/controller.hpp"
+#include "skiff/nvmeof/target/host_auth.hpp"
 #include "skiff/nvmeof/target/limits.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
@@ -64,6 +65,15 @@ class Target {
     size_t controller_count() const;
     std::vector<std::shared_ptr<Controller>> controllers() const;
 
+    // DH-HMAC-CHAP secrets, keyed by (host NQN, subsystem NQN); an empty subsystem NQN applies
+    // to every subsystem. Replaced whole (a configuration change); controllers keep the entry
+    // they connected with, new Connects see the new one.
+    using HostAuthMap = std::map<std::pair<std::string, std::string>, std::shared_ptr<const HostAuth>>;
+    void set_host_auth(HostAuthMap entries);
+    // The entry for this host on this subsystem (the specific one, else the host's general
+    // one), or nullptr: the host connects without authentication.
+    std::shared_ptr<const HostAuth> host_auth(const std::string &hostnqn, const std::string &subnqn) const;
+
     // Bumped when subsystems, ports or host lists change (discovery log GENCTR).
     uint64_t discovery_generation() const;
 
@@ -79,6 +89,7 @@ class Target {
     uint16_t next_cntlid_ = 1;
     uint16_t next_port_id_ = 1;
     uint64_t discovery_generation_ = 1;
+    HostAuthMap host_auth_;
 };
 
 } // namespace skiff::nvmeof::target

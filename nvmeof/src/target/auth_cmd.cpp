@@ -1,0 +1,83 @@
+// Fabrics Authentication Send (05h) and Receive (06h): carry the DH-HMAC-CHAP messages of one
+// queue to its AuthSession, mark the queue authenticated, and close only this queue when the
+// authentication fails (after the response, so the host reads AUTH_Failure1).
+#include "skiff/nvmeof/target/auth_session.hpp"
+#include "commands.hpp"
+#include "skiff/core/log.hpp"
+#include "skiff/nvmeof/auth/dh_group.hpp"
+#include "skiff/nvmeof/auth/hash.hpp"
+#include "skiff/nvmeof/auth/messages.hpp"
+#include "skiff/nvmeof/target/target.hpp"
+
+#include <cstring>
+
+namespace skiff::nvmeof::target::detail {
+namespace {
+
+using auth::AuthCmd;
+
+void log_outcome(const Queue &q, AuthSession::Verdict v, const AuthSession &s) {
+    const Controller &c = *q.controller();
+    auto log = skiff::log::get("nvmeof");
+    if (v == AuthSession::Verdict::kAuthenticated)
+        log->info("authenticated: {} host {} -> {} controller {} queue {} (DH-HMAC-CHAP {}, {}{})",
+                  q.transport().peer_name(), c.hostnqn(), c.subsystem().nqn(), c.cntlid(), q.qid(),
+                  auth::hash_name(s.hash()), auth::dh_group_name(s.dh_group()),
+                  s.bidirectional() ? ", bidirectional" : "");
+    else if (v == AuthSession::Verdict::kClose)
+        log->warn("authentication failed: {} host {} -> {} controller {} queue {}: {}; closing the queue",
+                  q.transport().peer_name(), c.hostnqn(), c.subsystem().nqn(), c.cntlid(), q.qid(),
+                  s.failure_reason());
+}
+
+void apply(Request &req, AuthSession::Verdict v) {
+    Queue &q = *req.queue;
+    log_outcome(q, v, *q.auth_session());
+    if (v == AuthSession::Verdict::kAuthenticated) q.set_authenticated();
+    if (v == AuthSession::Verdict::kClose) q.request_disconnect("authentication failed");
+}
+
+AuthSession &session(Queue &q) {
+    if (!q.auth_session()) {
+        const Controller &c = *q.controller();
+        q.start_auth_session(std::make_unique<AuthSession>(c.auth(), c.hostnqn(), c.subsystem().nqn()));
+    }
+    return *q.auth_session();
+}
+
+void execute_auth_send(Request &req) {
+    AuthSession &s = session(*req.queue);
+    apply(req, s.on_send(auth::ByteView(req.buf, req.data_len)));
+    complete(req);
+}
+
+void execute_auth_receive(Request &req) {
+    AuthSession &s = session(*req.queue);
+    std::memset(req.buf, 0, req.data_len);
+    apply(req, s.on_receive(std::span<uint8_t>(req.buf, req.data_len)));
+    complete(req);
+}
+
+// SECP E9h with SPSP0 = SPSP1 = 01h is the only protocol; TL/AL must be non-zero and match the
+// SGL (Invalid Field otherwise, as nvmet).
+bool parse_auth(Request &req, DataDir dir) {
+    const auto &cmd = wire::view_as<AuthCmd>(req.cmd);
+    if (cmd.secp != auth::kSecpNvmeAuth || cmd.spsp0 != auth::kSpsp0 || cmd.spsp1 != auth::kSpsp1 ||
+        cmd.length == 0)
+        return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    if (!expect_transfer(req, cmd.length, dir)) return false;
+    req.execute = dir == DataDir::kHostToCtrl ? execute_auth_send : execute_auth_receive;
+    return true;
+}
+
+} // namespace
+
+bool parse_auth_send(Request &req) {
+    return parse_auth(req, DataDir::kHostToCtrl);
+}
+
+bool parse_auth_receive(Request &req) {
+    return parse_auth(req, DataDir::kCtrlToHost);
+}
+
+} // namespace skiff::nvmeof::target::detail
