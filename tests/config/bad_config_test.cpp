@@ -97,7 +97,7 @@ const std::vector<BadCase> kCases = {
       "1TiB"}},
     {"unknown backend kind",
      [](json &j) { j["backends"][1]["kind"] = "tape"; },
-     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem, error"}},
+     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem, rbd, error"}},
     {"aio without a path",
      [](json &j) {
          j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"size", "1GiB"}};
