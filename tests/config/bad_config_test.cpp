@@ -321,7 +321,7 @@ const std::vector<BadCase> kCases = {
      [](json &j) {
          j["backends"][0] = {{"name", "ram0"}, {"kind", "error"}, {"base", {{"kind", "error"}}}};
      },
-     {"backends[0].base.kind: expected the kind of the backend underneath, one of ram, null, aio, hostmem; "
+     {"backends[0].base.kind: expected the kind of the backend underneath, one of ram, null, aio, hostmem, rbd; "
       "got \"error\""}},
     {"error backend whose base is wrong",
      [](json &j) {
