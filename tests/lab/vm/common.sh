@@ -34,7 +34,7 @@ LAB_HOST_PACKAGES=(qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmo
 LAB_GUEST_PACKAGES="systemd,kmod,iproute2,procps,util-linux,e2fsprogs,nvme-cli,fio,\
 rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,socat,python3,openssl,\
 libstdc++6,libgcc-s1,libspdlog1.10,libfmt9,libaio1,libisal2,libsystemd0,libibverbs1,librdmacm1,\
-libnvme1,liburing2,libnuma1,libuuid1"
+libnvme1,liburing2,libnuma1,libuuid1,librbd1,librados2"
 
 LAB_KERNEL_TREE="$LAB_CACHE/kernel"       # the extracted linux-image package
 LAB_ROOT_TREE="$LAB_CACHE/root"           # the debootstrapped guest root
