@@ -6,9 +6,11 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git ccache
   libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
-  libaio-dev libnvme-dev libisal-dev libsystemd-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
+  libaio-dev libssl-dev libnvme-dev libisal-dev libsystemd-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   iproute2 procps python3
+  # the TLS interoperability test drives the openssl command-line client
+  openssl
   # the lab VM (tests/lab/vm/build-image checks the same list): qemu under TCG, debootstrap for
   # the guest image, busybox + cpio for its initramfs, socat for the guest-to-host relay
   qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod socat xz-utils

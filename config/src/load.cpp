@@ -5,7 +5,9 @@
 #include "backend_kinds.hpp"
 #include "json_reader.hpp"
 #include "skiff/config/units.hpp"
+#include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 
 #include <arpa/inet.h>
 
@@ -245,7 +247,7 @@ void read_subsystems(JsonReader &r, const json &j, std::vector<SubsystemConfig> 
 
 std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
                                             bool discovery) {
-    std::vector<const char *> keys = {"trtype", "addr", "port"};
+    std::vector<const char *> keys = {"trtype", "addr", "port", "secure_channel"};
     if (!discovery) keys.push_back("subsystems");
     if (!r.object(j, p, keys)) return std::nullopt;
     ListenerConfig l;
@@ -259,7 +261,42 @@ std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const 
     }
     if (auto v = r.integer(j, p, "port", 0, 65535, true)) l.port = uint16_t(*v);
     if (!discovery) l.subsystems = r.strings(j, p, "subsystems", "subsystem NQN strings");
+    if (auto v = r.string(j, p, "secure_channel", false, "required")) {
+        if (!nvmeof::target::parse_secure_channel(*v))
+            r.error(join(p, "secure_channel"),
+                    "expected \"none\", \"optional\" or \"required\", got " + quote(j["secure_channel"]));
+        else if (*v != "none" && l.trtype != "tcp")
+            r.error(join(p, "secure_channel"),
+                    "TLS is an NVMe/TCP secure channel; this listener is " + l.trtype);
+        l.secure_channel = *v;
+    }
     return l;
+}
+
+// "hosts": [{"nqn": ..., "tls_psk": "NVMeTLSkey-1:01:...:"}]. Errors never quote a key.
+void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
+    if (!r.array(j, "hosts", "host objects")) return;
+    for (size_t i = 0; i < j.size(); ++i) {
+        std::string p = index("hosts", i);
+        if (!r.object(j[i], p, {"nqn", "tls_psk"})) continue;
+        HostConfig h;
+        if (auto v = r.string(j[i], p, "nqn", true, "nqn.2014-08.org.nvmexpress:uuid:...")) {
+            if (auto why = nvmeof::target::check_nqn(*v); !why.empty()) r.error(join(p, "nqn"), why);
+            for (auto &o : out)
+                if (o.nqn == *v) r.error(join(p, "nqn"), "host " + *v + " is listed twice");
+            h.nqn = *v;
+        }
+        if (j[i].contains("tls_psk")) {
+            if (!j[i]["tls_psk"].is_string()) {
+                r.error(join(p, "tls_psk"), "expected a string such as \"NVMeTLSkey-1:01:<base64>:\"");
+            } else {
+                h.tls_psk = j[i]["tls_psk"].get<std::string>();
+                if (auto k = nvmeof::tls::parse_interchange(h.tls_psk); !k)
+                    r.error(join(p, "tls_psk"), k.error().message);
+            }
+        }
+        out.push_back(h);
+    }
 }
 
 void read_listeners(JsonReader &r, const json &j, std::vector<ListenerConfig> &out) {
@@ -392,7 +429,8 @@ std::string LoadResult::error_text() const {
 LoadResult parse_config(const json &doc) {
     JsonReader r;
     Config c;
-    if (r.object(doc, "", {"target", "transports", "backends", "subsystems", "listeners", "discovery"})) {
+    if (r.object(doc, "",
+                 {"target", "transports", "backends", "subsystems", "listeners", "discovery", "hosts"})) {
         if (doc.contains("target")) read_target(r, doc["target"], c.target);
         if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
         if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);
@@ -400,6 +438,7 @@ LoadResult parse_config(const json &doc) {
         if (doc.contains("listeners")) read_listeners(r, doc["listeners"], c.listeners);
         if (doc.contains("discovery") && !doc["discovery"].is_null())
             c.discovery = read_listener(r, doc["discovery"], "discovery", true);
+        if (doc.contains("hosts")) read_hosts(r, doc["hosts"], c.hosts);
         if (r.errors().empty()) cross_check(r, c);
     }
     LoadResult out;
@@ -497,7 +536,8 @@ std::string summarize(const Config &c) {
               << "-byte blocks\n";
     }
     for (auto &l : c.listeners) {
-        o << "listener " << l.trtype << " " << l.addr << ":" << l.port << ": ";
+        o << "listener " << l.trtype << " " << l.addr << ":" << l.port
+          << (l.secure_channel == "none" ? "" : " (TLS " + l.secure_channel + ")") << ": ";
         if (!l.subsystems) {
             o << "every subsystem\n";
         } else {

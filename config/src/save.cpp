@@ -11,12 +11,13 @@ namespace {
 json listener_json(const ListenerConfig &l) {
     json j = {{"trtype", l.trtype}, {"addr", l.addr}, {"port", l.port}};
     if (l.subsystems) j["subsystems"] = *l.subsystems;
+    if (l.secure_channel != "none") j["secure_channel"] = l.secure_channel;
     return j;
 }
 
 } // namespace
 
-json to_json(const Config &c) {
+json to_json(const Config &c, bool with_secrets) {
     json out;
     out["target"] = {{"cores", c.target.cores}, {"log_level", c.target.log_level}};
     if (c.target.datapath != "poll") {
@@ -67,6 +68,14 @@ json to_json(const Config &c) {
     out["listeners"] = json::array();
     for (auto &l : c.listeners) out["listeners"].push_back(listener_json(l));
     out["discovery"] = c.discovery ? listener_json(*c.discovery) : json(nullptr);
+    if (!c.hosts.empty()) {
+        out["hosts"] = json::array();
+        for (auto &h : c.hosts) {
+            json j = {{"nqn", h.nqn}};
+            if (!h.tls_psk.empty()) j["tls_psk"] = with_secrets ? h.tls_psk : std::string("(set)");
+            out["hosts"].push_back(j);
+        }
+    }
     return out;
 }
 

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -218,7 +219,21 @@ int main(int argc, char **argv) {
     auto *hadd = hst->add_subcommand("add", "allow HOST (the subsystem then admits only listed hosts)");
     hadd->add_option("nqn", nqn, "subsystem NQN")->required();
     hadd->add_option("host", host, "host NQN")->required();
-    on(hadd, "host.add", [&] { params = {{"nqn", nqn}, {"host", host}}; });
+    std::string host_psk_file;
+    hadd->add_option("--tls-psk-file", host_psk_file,
+                     "also give HOST this TLS PSK for NVMe/TCP over TLS: a file holding the key as `nvme "
+                     "gen-tls-key` prints it (NVMeTLSkey-1:01:...:); replaces a key the host had")
+        ->check(CLI::ExistingFile);
+    on(hadd, "host.add", [&] {
+        params = {{"nqn", nqn}, {"host", host}};
+        if (!host_psk_file.empty()) {
+            std::ifstream in(host_psk_file);
+            std::string key;
+            std::getline(in, key);
+            while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
+            params["tls_psk"] = key;
+        }
+    });
     auto *hrm = hst->add_subcommand("remove", "take HOST off the list");
     hrm->add_option("nqn", nqn, "subsystem NQN")->required();
     hrm->add_option("host", host, "host NQN")->required();

@@ -30,6 +30,23 @@ std::string listener_key(const config::ListenerConfig &l) {
     return l.trtype + " " + l.addr + ":" + std::to_string(l.port);
 }
 
+nvmeof::transport::ListenAddress listen_address(const config::ListenerConfig &l) {
+    nvmeof::transport::ListenAddress a{l.addr, l.port, l.trtype};
+    a.secure_channel =
+        nvmeof::target::parse_secure_channel(l.secure_channel).value_or(tgt::SecureChannel::kNone);
+    return a;
+}
+
+// The TLS PSKs of the hosts in `next` replace those of the running configuration (keys are
+// read at each handshake: connections already established keep their session).
+void apply_host_keys(tgt::Target &target, const Config &cur, const Config &next) {
+    for (auto &h : cur.hosts) target.tls_psks().remove(h.nqn);
+    for (auto &h : next.hosts)
+        if (!h.tls_psk.empty())
+            if (auto k = nvmeof::tls::parse_interchange(h.tls_psk))
+                target.tls_psks().set(h.nqn, std::move(*k));
+}
+
 const config::NamespaceConfig *find_ns(const config::SubsystemConfig *s, uint32_t nsid) {
     if (!s) return nullptr;
     for (auto &ns : s->namespaces)
@@ -62,6 +79,11 @@ std::string needs_restart(const Config &cur, const Config &next) {
         return "target.datapath: changing the data path (or target.dpa.eus) needs a restart";
     if (cur.target.management_socket != next.target.management_socket)
         return "target.management_socket: moving the management socket needs a restart";
+    for (auto &n : next.listeners)
+        for (auto &c : cur.listeners)
+            if (listener_key(n) == listener_key(c) && n.secure_channel != c.secure_channel)
+                return "listener " + listener_key(n) +
+                       ": secure_channel is fixed while the listener exists; remove it and add it again";
     if (!(cur.transport() == next.transport()))
         return "transports: queue depth, in-capsule data, I/O size and shared receive queue limits need a "
                "restart";
@@ -102,13 +124,13 @@ Status LiveConfig::attach(TargetService &service) {
     service_ = &service;
     retirement_ = std::make_unique<NamespaceRetirement>(&service);
     for (auto &l : running_.listeners) {
-        auto port = service.add_listener({l.addr, l.port, l.trtype}, false, l.subsystems);
+        auto port = service.add_listener(listen_address(l), false, l.subsystems);
         if (!port) return port.error();
         listeners_.push_back({port->id, l});
     }
     if (running_.discovery) {
         const auto &d = *running_.discovery;
-        auto port = service.add_listener({d.addr, d.port, d.trtype}, true);
+        auto port = service.add_listener(listen_address(d), true);
         if (!port) return port.error();
         discovery_ = Listener{port->id, d};
     }
@@ -207,7 +229,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
     if (service_) {
         for (auto &l : next.listeners) {
             if (cur_keys.count(listener_key(l))) continue;
-            auto port = service_->add_listener({l.addr, l.port, l.trtype}, false, l.subsystems);
+            auto port = service_->add_listener(listen_address(l), false, l.subsystems);
             if (!port) {
                 unbind();
                 return refuse("listener " + listener_key(l) + ": " + port.error().message);
@@ -218,7 +240,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
             const auto &d = *next.discovery;
             bool same_addr = cur.discovery && listener_key(*cur.discovery) == listener_key(d);
             if (!same_addr) {
-                auto port = service_->add_listener({d.addr, d.port, d.trtype}, true);
+                auto port = service_->add_listener(listen_address(d), true);
                 if (!port) {
                     unbind();
                     return refuse("discovery " + listener_key(d) + ": " + port.error().message);
@@ -311,6 +333,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next) {
         if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);
         done.push_back("log level " + next.target.log_level);
     }
+    apply_host_keys(target_, cur, next);
     running_ = next;
     auto log = skiff::log::get("manage");
     for (auto &line : done) log->info("{}", line);
@@ -331,11 +354,9 @@ json LiveConfig::listeners_json() const {
     std::lock_guard lock(mu_);
     json out = json::array();
     auto one = [&](const Listener &l, bool discovery) {
-        json j = {{"port_id", l.port_id},
-                  {"trtype", l.config.trtype},
-                  {"addr", l.config.addr},
-                  {"port", l.config.port},
-                  {"discovery_only", discovery}};
+        json j = {{"port_id", l.port_id},        {"trtype", l.config.trtype},
+                  {"addr", l.config.addr},       {"port", l.config.port},
+                  {"discovery_only", discovery}, {"secure_channel", l.config.secure_channel}};
         if (service_)
             if (auto a = service_->listener_address(l.port_id)) j["bound"] = a->str();
         if (l.config.subsystems) j["subsystems"] = *l.config.subsystems;

@@ -62,6 +62,17 @@ json &subsystem_entry(json &doc, const std::string &nqn) {
     return *it;
 }
 
+// Sets (or replaces) the TLS PSK of a host in doc["hosts"].
+void set_host_key(json &doc, const std::string &host, const std::string &key) {
+    if (!doc.contains("hosts")) doc["hosts"] = json::array();
+    auto it = find_entry(doc, "hosts", "nqn", host);
+    if (it == doc["hosts"].end()) {
+        doc["hosts"].push_back({{"nqn", host}, {"tls_psk", key}});
+    } else {
+        (*it)["tls_psk"] = key;
+    }
+}
+
 void remove_backend(json &doc, const std::string &name) {
     auto it = find_entry(doc, "backends", "name", name);
     if (it != doc["backends"].end()) doc["backends"].erase(it);
@@ -237,7 +248,8 @@ json ManagementServer::handle(const json &request) {
 
 json ManagementServer::dispatch(const std::string &method, const json &params) {
     if (method == "list")
-        return {{"config", config::to_json(live_.running())}, {"listeners", live_.listeners_json()}};
+        return {{"config", config::to_json(live_.running(), /*with_secrets=*/false)},
+                {"listeners", live_.listeners_json()}};
     if (method == "controllers") return live_.controllers_json();
     if (method == "error.inject") return error_inject(live_, params);
     if (method == "save") {
@@ -325,10 +337,13 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         auto &hosts = s["allowed_hosts"];
         auto it = std::find(hosts.begin(), hosts.end(), host);
         if (method == "host.add") {
-            if (it != hosts.end())
+            bool with_key = params.contains("tls_psk");
+            if (it != hosts.end() && !with_key)
                 throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is already allowed"};
-            hosts.push_back(host);
+            if (it == hosts.end()) hosts.push_back(host);
             s["allow_any_host"] = false; // a host list means only those hosts
+            if (with_key)
+                set_host_key(doc, host, str(params, "tls_psk", "a TLS PSK \"NVMeTLSkey-1:01:...:\""));
         } else {
             if (it == hosts.end())
                 throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is not on the list"};

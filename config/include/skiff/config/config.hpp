@@ -85,8 +85,19 @@ struct ListenerConfig {
     uint16_t port = 0;
     // The subsystems reachable through this listener; absent: every subsystem.
     std::optional<std::vector<std::string>> subsystems;
+    // NVMe/TCP secure channel: "none", "optional" (TLS or plain) or "required" (TLS only).
+    std::string secure_channel = "none";
 
     bool operator==(const ListenerConfig &) const = default;
+};
+
+// Per-host settings that do not belong to one subsystem: the TLS PSK (interchange form
+// "NVMeTLSkey-1:01:...:", as `nvme gen-tls-key` prints it) a host's TLS connections use.
+struct HostConfig {
+    std::string nqn;
+    std::string tls_psk; // empty: none
+
+    bool operator==(const HostConfig &) const = default;
 };
 
 struct Config {
@@ -96,6 +107,7 @@ struct Config {
     std::vector<SubsystemConfig> subsystems;
     std::vector<ListenerConfig> listeners;
     std::optional<ListenerConfig> discovery; // a dedicated discovery listener
+    std::vector<HostConfig> hosts;
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;

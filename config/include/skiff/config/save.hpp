@@ -8,6 +8,7 @@
 
 namespace skiff::config {
 
-nlohmann::json to_json(const Config &config);
+// with_secrets false: TLS PSKs show as "(set)" (listings); true: the keys (what `save` writes).
+nlohmann::json to_json(const Config &config, bool with_secrets = true);
 
 } // namespace skiff::config

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/host/fabrics.hpp"
 #include "skiff/nvmeof/host/tcp_queue.hpp"
 
@@ -47,6 +48,9 @@ struct ConnectOptions {
     uint8_t hpda = 0;
     bool disable_sq_flow_control = false;
     std::chrono::milliseconds timeout{10000};
+    // NVMe/TCP over TLS 1.3: the configured PSK (interchange form parsed by
+    // tls::parse_interchange); every queue offers the identity "NVMe0R0<h> <hostnqn> <subnqn>".
+    std::optional<tls::ConfiguredPsk> tls_psk;
 };
 
 // The discovery log page (70h): header fields and every entry.

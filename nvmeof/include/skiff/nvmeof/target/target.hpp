@@ -8,6 +8,7 @@
 #include "skiff/nvmeof/target/limits.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/tls/psk_store.hpp"
 
 #include <map>
 #include <memory>
@@ -54,11 +55,16 @@ class Target {
     size_t controller_count() const;
     std::vector<std::shared_ptr<Controller>> controllers() const;
 
+    // The hosts' TLS PSKs (NVMe/TCP secure channel), read at each TLS handshake.
+    tls::PskStore &tls_psks() { return tls_psks_; }
+    const tls::PskStore &tls_psks() const { return tls_psks_; }
+
     // Bumped when subsystems, ports or host lists change (discovery log GENCTR).
     uint64_t discovery_generation() const;
 
   private:
     Limits limits_;
+    tls::PskStore tls_psks_;
     mutable std::mutex mu_;
     std::shared_ptr<Subsystem> discovery_;
     std::vector<std::shared_ptr<Subsystem>> subsystems_;
