@@ -43,6 +43,8 @@ struct PerfOptions {
     std::string nqn = "nqn.2026-11.io.skiff:default";
     std::string hostnqn; // empty: a fresh nqn.2014-08.org.nvmexpress:uuid:... identity
     bool header_digest = false;
+    bool tls = false;     // NVMe/TCP over TLS 1.3 with the PSK in psk_file
+    std::string psk_file; // NVMeTLSkey-1:01:...: (nvme gen-tls-key)
     bool data_digest = false;
     bool sq_flow_control = false; // false: Connect asks the controller to disable SQ flow control
 
