@@ -11,7 +11,7 @@
 #include "exec/task.hpp"
 
 #include <doca_comch.h>
-#include <spdlog/spdlog.h>
+#include <skiff/core/log.hpp>
 
 #include <cstdint>
 #include <string>

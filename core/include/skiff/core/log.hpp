@@ -4,6 +4,23 @@
 
 #include <spdlog/spdlog.h>
 
+// Compile time: fmt 9 declares no explicit instantiation of detail::vformat_to<char>, so every file
+// that logs would instantiate and compile fmt's whole formatting engine (about 80 functions, some
+// 4 s of CPU per file at -O2, 7 s under ASan) although libfmt.so already exports that
+// instantiation. Declaring it extern makes those files call the library's copy: a file that logs
+// compiles about 3x faster, in every build flavour. (fmt 8 declares it itself.)
+#if defined(FMT_VERSION) && FMT_VERSION >= 90000 && FMT_VERSION < 100000 && !defined(FMT_HEADER_ONLY)
+namespace fmt {
+inline namespace v9 {
+namespace detail {
+extern template FMT_API void vformat_to<char>(buffer<char> &, basic_string_view<char>,
+                                              basic_format_args<FMT_BUFFER_CONTEXT(type_identity_t<char>)>,
+                                              locale_ref);
+} // namespace detail
+} // namespace v9
+} // namespace fmt
+#endif
+
 #include <memory>
 #include <optional>
 #include <string_view>
