@@ -12,6 +12,7 @@ PACKAGES=(
   crossbuild-essential-arm64 qemu-user
   libibverbs-dev:arm64 librdmacm-dev:arm64 libaio-dev:arm64
   libspdlog-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libsystemd-dev:arm64
+  libssl-dev:arm64
 )
 # ISA-L is not Multi-Arch "same" either: its arm64 packages are unpacked into a prefix of their
 # own instead of being installed (cmake/toolchain-aarch64-linux-gnu.cmake searches it).

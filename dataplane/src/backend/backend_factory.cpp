@@ -5,7 +5,9 @@
 #include "skiff/dataplane/hostmem_device.hpp"
 #include "skiff/dataplane/null_device.hpp"
 #include "skiff/dataplane/ram_device.hpp"
+#if SKIFF_HAVE_RBD
 #include "skiff/dataplane/rbd_device.hpp"
+#endif
 #include "skiff/config/units.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
@@ -46,6 +48,7 @@ Made make_hostmem(const config::BackendConfig &b) {
     return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
 }
 
+#if SKIFF_HAVE_RBD
 // RbdOptions from the validated settings (config/src/backend_kinds.cpp read_rbd).
 Made make_rbd(const config::BackendConfig &b) {
     RbdOptions o;
@@ -63,6 +66,13 @@ Made make_rbd(const config::BackendConfig &b) {
     if (!rbd) return rbd.error();
     return std::shared_ptr<nvmeof::target::BlockDevice>(*rbd);
 }
+#else
+// Built without librbd (cmake/dependencies.cmake: e.g. the arm64 cross build).
+Made make_rbd(const config::BackendConfig &) {
+    return Error{DOCA_ERROR_NOT_SUPPORTED,
+                 "this skiff-target was built without librbd/librados: the rbd backend is not available"};
+}
+#endif
 
 Made make_error_wrapper(const config::BackendConfig &b);
 
