@@ -3,8 +3,6 @@
 // an error that names the pool/image, the ceph.conf and what went wrong, within the connect
 // timeout. With the dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF=its
 // ceph.conf): every operation through a channel whose librbd completions arrive through the loop.
-// Built only with the rbd backend (SKIFF_HAVE_RBD: librbd found at configure time).
-#if SKIFF_HAVE_RBD
 #include "../nvmeof/test_loop.hpp"
 #include "skiff/dataplane/rbd_completion_queue.hpp"
 #include "skiff/dataplane/rbd_device.hpp"
@@ -287,4 +285,3 @@ TEST_F(RbdCluster, MoreIoThanTheQueueDepthWaitsAndAllCompleteInTheLoop) {
 
 } // namespace
 } // namespace skiff::test
-#endif // SKIFF_HAVE_RBD

@@ -3,8 +3,6 @@
 // and the target keeps serving its other namespace. With the dev cluster
 // (scripts/ceph-dev-cluster.sh start, then SKIFF_CEPH_CONF=<its ceph.conf>): skiff-perf --verify
 // through the target against the image.
-// Built only with the rbd backend (SKIFF_HAVE_RBD: librbd found at configure time).
-#if SKIFF_HAVE_RBD
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -231,4 +229,3 @@ TEST_F(RbdTarget, TheMonitorStoppedMidIoGivesAnaInaccessibleAndIoResumes) {
 
 } // namespace
 } // namespace skiff::itest
-#endif // SKIFF_HAVE_RBD
