@@ -25,6 +25,8 @@ EXCLUDED=(
   # The same for the aio backend's full-disk test and the crash-consistency test (a target on an
   # aio file, killed and restarted): both need io_submit.
   '^AioFullFileSystem\.' '^CrashConsistency\.'
+  # Two targets serving one aio file (the ANA gateway group): io_submit again.
+  '^AnaMultipath\.TwoTargetsOnOneFileAreOneNamespaceWithDisjointControllerIds$'
   # Counts the process's threads in /proc/self/task: under qemu-user that also counts the
   # emulator's own helper threads, which come and go on their own (it failed once in a loaded
   # run and passed when run alone).
