@@ -97,7 +97,8 @@ const std::vector<BadCase> kCases = {
       "1TiB"}},
     {"unknown backend kind",
      [](json &j) { j["backends"][1]["kind"] = "tape"; },
-     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem, rbd, error"}},
+     {"backends[1].kind: unknown backend kind \"tape\"; expected one of ram, null, aio, hostmem, rbd, "
+      "error"}},
     {"aio without a path",
      [](json &j) {
          j["backends"][1] = {{"name", "ram1"}, {"kind", "aio"}, {"size", "1GiB"}};
@@ -321,7 +322,8 @@ const std::vector<BadCase> kCases = {
      [](json &j) {
          j["backends"][0] = {{"name", "ram0"}, {"kind", "error"}, {"base", {{"kind", "error"}}}};
      },
-     {"backends[0].base.kind: expected the kind of the backend underneath, one of ram, null, aio, hostmem, rbd; "
+     {"backends[0].base.kind: expected the kind of the backend underneath, one of ram, null, aio, hostmem, "
+      "rbd; "
       "got \"error\""}},
     {"error backend whose base is wrong",
      [](json &j) {

@@ -168,7 +168,8 @@ TEST_F(integration_hostile_clients, ConnectionsOverTheLimitsAreClosedAtAccept) {
     std::vector<RawClient> other;
     for (int i = 0; i < 4; ++i) {
         other.push_back(raw_connect(io_port_, "127.0.0.2"));
-        ASSERT_TRUE(ic_handshake(other.back().fd)) << "connection " << i << " from 127.0.0.2 is within the limit";
+        ASSERT_TRUE(ic_handshake(other.back().fd))
+            << "connection " << i << " from 127.0.0.2 is within the limit";
     }
     RawClient fifth = raw_connect(io_port_, "127.0.0.2");
     EXPECT_FALSE(ic_handshake(fifth.fd)) << "a fifth connection from 127.0.0.2 is over the per-address limit";

@@ -32,7 +32,7 @@ struct __attribute__((packed)) AuthCmd {
     uint8_t rsvd2; // NSSF in Security Send; reserved here
     uint8_t spsp0;
     uint8_t spsp1;
-    uint8_t secp; // CDW10 bits 31:24
+    uint8_t secp;    // CDW10 bits 31:24
     uint32_t length; // Send: transfer length (TL); Receive: allocation length (AL)
     uint8_t rsvd3[16];
 };
