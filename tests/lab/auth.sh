@@ -124,7 +124,8 @@ exit $rc
 ' &
 gpid=$!
 rc=0
-if wait_file "$work/keys-ready" 3000 && [ ! -e "$work/no-auth" ]; then
+# The guest boots first: allow it the whole VM timeout (a loaded host makes a TCG boot slow).
+if wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$work/no-auth" ]; then
   mapfile -t keys <"$work/keys"
   "$ctl" --socket "$sock" host add "$nqn" "$host_a" --dhchap-key "${keys[0]}" --dhchap-hash sha256 \
     --dhchap-dhgroup null >/dev/null || rc=1
