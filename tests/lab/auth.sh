@@ -95,26 +95,29 @@ touch "$WORK/keys-ready"
 wait_for "[ -e $WORK/secrets-set ]" || { echo "FAIL: the host never set the secrets"; exit 1; }
 rc=0
 echo "kernel $(uname -r), nvme_core.multipath=$(cat /sys/module/nvme_core/parameters/multipath), $(nvme version | head -n 1)"
-connect() { # connect PORT [nvme connect options]
-  local p="$1"; shift
-  nvme connect -t tcp -a 10.0.2.100 -s "$p" -n "$NQN" --nr-io-queues 2 "$@"
+# connect PORT HOSTNQN [nvme connect options]. Each host gets the host id of its NQN: 6.12 refuses
+# (EINVAL) a second host NQN with the host id already in use, which nvme-cli would otherwise
+# take from /etc/nvme/hostid for both.
+connect() {
+  local p="$1" h="$2"; shift 2
+  nvme connect -t tcp -a 10.0.2.100 -s "$p" -n "$NQN" --hostnqn "$h" --hostid "${h##*:uuid:}" --nr-io-queues 2 "$@"
 }
 
 echo "== 1. host A, --dhchap-secret (SHA-256, null group)"
-connect "$PORT" --hostnqn "$HOST_A" --dhchap-secret "$key_a" || { echo "FAIL: host A could not connect"; exit 1; }
+connect "$PORT" "$HOST_A" --dhchap-secret "$key_a" || { echo "FAIL: host A could not connect"; exit 1; }
 wait_for "[ -n \"\$(dev_of $HOST_A)\" ] && [ -b \$(dev_of $HOST_A) ]" || { echo "FAIL: no namespace for host A"; exit 1; }
 dev_a=$(dev_of "$HOST_A"); echo "host A: $dev_a"
 lab_fio_verify $dev_a "$FIO_SIZE" || { echo "FAIL: fio verify as host A"; rc=1; }
 
 echo "== 2. host B with a wrong secret"
-if connect "$PORT_B" --hostnqn "$HOST_B" --dhchap-secret "$key_a" 2>&1; then
+if connect "$PORT_B" "$HOST_B" --dhchap-secret "$key_a" 2>&1; then
   echo "FAIL: host B connected with host A'"'"'s secret"; rc=1
 else echo "== refused, as it must be"; fi
 dmesg | grep -iE "authentication failed|qid 0: .*(fail|error)" | tail -n 3
 lab_fio_verify $dev_a "$FIO_SIZE" || { echo "FAIL: host A stopped working after host B was refused"; rc=1; }
 
 echo "== 3. host B, --dhchap-secret and --dhchap-ctrl-secret (bidirectional, SHA-512, ffdhe4096)"
-connect "$PORT_B" --hostnqn "$HOST_B" --dhchap-secret "$key_b" --dhchap-ctrl-secret "$key_ctrl" \
+connect "$PORT_B" "$HOST_B" --dhchap-secret "$key_b" --dhchap-ctrl-secret "$key_ctrl" \
   || { echo "FAIL: host B could not connect"; exit 1; }
 wait_for "[ -n \"\$(dev_of $HOST_B)\" ] && [ -b \$(dev_of $HOST_B) ]" || { echo "FAIL: no namespace for host B"; exit 1; }
 dev_b=$(dev_of "$HOST_B"); echo "host B: $dev_b"
