@@ -97,10 +97,13 @@ rc=0
 echo "kernel $(uname -r), nvme_core.multipath=$(cat /sys/module/nvme_core/parameters/multipath), $(nvme version | head -n 1)"
 # connect PORT HOSTNQN [nvme connect options]. Each host gets the host id of its NQN: 6.12 refuses
 # (EINVAL) a second host NQN with the host id already in use, which nvme-cli would otherwise
-# take from /etc/nvme/hostid for both.
+# take from /etc/nvme/hostid for both. Keep-alive 30 s: the emulated CPU computes an ffdhe4096
+# key for seconds, during which the host sends nothing; with the default 5 s the target (like
+# nvmet) tears the controller down for keep-alive before the Reply arrives.
 connect() {
   local p="$1" h="$2"; shift 2
-  nvme connect -t tcp -a 10.0.2.100 -s "$p" -n "$NQN" --hostnqn "$h" --hostid "${h##*:uuid:}" --nr-io-queues 2 "$@"
+  nvme connect -t tcp -a 10.0.2.100 -s "$p" -n "$NQN" --hostnqn "$h" --hostid "${h##*:uuid:}" --nr-io-queues 2 \
+    --keep-alive-tmo 30 "$@"
 }
 
 echo "== 1. host A, --dhchap-secret (SHA-256, null group)"
