@@ -287,7 +287,8 @@ void TcpQueuePair::on_pdu_header() {
         return handle_h2c_data();
     case kH2CTermReq: {
         const auto &term = *reinterpret_cast<const TermReq *>(rx_hdr_);
-        // Copies: FEI sits at byte 10 of the PDU (unaligned), and the logger takes its arguments by reference.
+        // Copies: FEI sits at byte 10 of the PDU (unaligned), and the logger takes its arguments by
+        // reference.
         uint16_t fes = term.fes;
         uint32_t fei = term.fei;
         log_->warn("{}: host terminated the connection (H2CTermReq FES {:#x}, FEI {})", peer_, fes, fei);

@@ -11,7 +11,7 @@
 // compiles about 3x faster, in every build flavour. (fmt 8 declares it itself.) GCC only: Debian's
 // libfmt.so is built with GCC, and clang mangles this signature's return-type alias differently,
 // so under clang (the fuzz build) the declaration would name a symbol the library does not have.
-#if defined(FMT_VERSION) && FMT_VERSION >= 90000 && FMT_VERSION < 100000 && !defined(FMT_HEADER_ONLY) && \
+#if defined(FMT_VERSION) && FMT_VERSION >= 90000 && FMT_VERSION < 100000 && !defined(FMT_HEADER_ONLY) &&     \
     !defined(__clang__)
 namespace fmt {
 inline namespace v9 {
