@@ -83,7 +83,8 @@ def print_table(rows):
             vs_ram += f" {100 * r['hostmem_ram_of_ceiling']:>12.1f}%"
         runs = ""
         if passes > 1:
-            runs = f"{'':>{13 - (len(vs_ram) - 11)}}  " + " ".join(f"{i / 1000:.0f}" for i in r["runs"])
+            pad = max(0, 11 + 1 + 13 - len(vs_ram))  # the "same, of ceil" column may be empty
+            runs = " " * pad + "  " + " ".join(f"{i / 1000:.0f}" for i in r["runs"])
         print(f"{r['row']:<32} {r['iops']:>9.0f} {r['mib_s']:>8.1f} {r['avg_us']:>7.1f} {r['p50_us']:>7.1f} "
               f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {ceiling} {ratio} {vs_ram}{runs}")
     if passes > 1:
