@@ -112,7 +112,8 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--allow-host", o.allow_hosts,
                    "host NQN allowed to connect (repeatable; default: any host)");
     app.add_option("--tls", o.tls,
-                   "NVMe/TCP secure channel (TLS 1.3 with PSK) of the --listen and --discovery listeners:\n"
+                   "NVMe/TCP secure channel (TLS 1.3 with PSK) of the --listen listeners (the dedicated\n"
+                   "--discovery listener stays plain):\n"
                    "none, optional (TLS or plain) or required (TLS only); keys come from --tls-psk-file")
         ->capture_default_str();
     app.add_option("--tls-psk-file", o.tls_psk_files,
@@ -248,7 +249,7 @@ Result<config::Config> config_from_options(const Options &o) {
     if (o.discovery != "none") {
         auto addr = nvmeof::transport::parse_listen_address(o.discovery);
         if (!addr) return fail("--discovery " + addr.error().message);
-        c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt, {}, o.tls};
+        c.discovery = config::ListenerConfig{o.transport, addr->host, addr->port, std::nullopt, {}};
     }
     return c;
 }
