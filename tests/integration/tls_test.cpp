@@ -320,6 +320,6 @@ TEST_F(TlsTest, BadFirstBytesCloseOnlyThatConnection) {
         EXPECT_TRUE(junk_gets_closed(io_port_, junk, 5000)) << "the target kept a connection that sent junk";
     }
     EXPECT_TRUE(log_has(*target_, "neither a TLS ClientHello nor an ICReq"));
-    EXPECT_TRUE(log_has(*target_, "TLS handshake refused"));
+    EXPECT_TRUE(log_has(*target_, "TLS handshake refused: not a TLS ClientHello"));
     write_read_back(*good);
 }

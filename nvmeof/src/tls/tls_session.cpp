@@ -52,6 +52,12 @@ SSL_SESSION *psk_session(SSL *ssl, PskHash hash, const std::vector<uint8_t> &key
 } // namespace
 
 struct SessionCallbacks {
+    // Target: a ClientHello arrived (it may still offer no PSK, or no TLS 1.3).
+    static int client_hello(SSL *ssl, int *, void *) {
+        static_cast<TlsSession *>(SSL_get_app_data(ssl))->client_hello_seen_ = true;
+        return SSL_CLIENT_HELLO_SUCCESS;
+    }
+
     // Target: the host's identity -> its host NQN's configured key -> the TLS PSK.
     static int find(SSL *ssl, const unsigned char *id, size_t id_len, SSL_SESSION **sess) {
         auto *self = static_cast<TlsSession *>(SSL_get_app_data(ssl));
@@ -126,6 +132,7 @@ SSL_CTX *make_ctx(bool server) {
     if (server) {
         SSL_CTX_set_num_tickets(ctx, 0); // PSK sessions are not resumed
         SSL_CTX_set_psk_find_session_callback(ctx, &SessionCallbacks::find);
+        SSL_CTX_set_client_hello_cb(ctx, &SessionCallbacks::client_hello, nullptr);
     } else {
         SSL_CTX_set_psk_use_session_callback(ctx, &SessionCallbacks::use);
     }
@@ -203,7 +210,10 @@ TlsSession::Step TlsSession::handshake() {
             error_ += " (peer closed)";
         return Step::kFailed;
     }
-    if (server_ && !identity_offered_ && error_.empty()) error_ = "ClientHello offered no PSK identity";
+    if (server_ && error_.empty())
+        error_ = !client_hello_seen_  ? "not a TLS ClientHello"
+                 : !identity_offered_ ? "ClientHello offered no PSK identity (NVMe/TCP TLS needs a PSK)"
+                                      : "";
     set_error_from_queue("TLS handshake failed");
     return Step::kFailed;
 }

@@ -72,6 +72,7 @@ class TlsSession {
     SessionPsk client_psk_;
     std::string identity_;
     PskIdentity peer_;
+    bool client_hello_seen_ = false; // a ClientHello was parsed (else: not TLS 1.3 at all)
     bool identity_offered_ = false;
     bool identity_known_ = false;
     std::string error_;
