@@ -183,6 +183,29 @@ TEST_F(TlsTest, DiscoveryLogSaysRequiredOptionalOrNone) {
     }
 }
 
+TEST_F(TlsTest, SkiffCtlGivesAHostItsKeyLiveAndNeverListsIt) {
+    std::string sock = ::testing::TempDir() + "skiff-tls-ctl-" + std::to_string(::getpid()) + ".sock";
+    ready_port_ = disc_port_ = free_port();
+    start_target({"--tls", "required", "--management-socket", sock});
+    const char *host_c = "nqn.2014-08.org.nvmexpress:uuid:2f2e2d2c-2b2a-2928-2726-252423222120";
+    tls::ConfiguredPsk key_c = make_key(tls::PskHash::kSha256, 7);
+    EXPECT_FALSE(Controller::connect(tls_options(host_c, key_c)).ok()) << "a host without a key got in";
+
+    std::string ctl = std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + sock;
+    CommandOutput add = run_command(ctl + " host add " + kNqn + " " + host_c + " --tls-psk-file " +
+                                    write_key_file("c", key_c));
+    ASSERT_EQ(add.exit_code, 0) << add.output;
+    auto ctrl = connect(tls_options(host_c, key_c));
+    ASSERT_NE(ctrl, nullptr);
+    write_read_back(*ctrl);
+
+    CommandOutput list = run_command(ctl + " list");
+    ASSERT_EQ(list.exit_code, 0) << list.output;
+    EXPECT_NE(list.output.find("(set)"), std::string::npos) << list.output;
+    EXPECT_EQ(list.output.find("NVMeTLSkey"), std::string::npos) << "skiff-ctl list shows a key";
+    EXPECT_EQ(target_->log().find("NVMeTLSkey"), std::string::npos) << "a key reached the log";
+}
+
 // ---------------------------------------------------------------------------------------------
 // The openssl command-line client: an independent TLS 1.3 implementation and configuration.
 
