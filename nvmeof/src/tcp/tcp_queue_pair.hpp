@@ -55,7 +55,7 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     enum class RecvState : uint8_t { kCommonHeader, kPduHeader, kPad, kData, kDataDigest, kStopped };
 
     // Before the first PDU on a listener with a secure channel: a TLS ClientHello or (optional
-    // only) a plain ICReq, then the handshake (tls_queue_pair_channel.cpp).
+    // only) a plain ICReq, then the handshake (tcp_queue_pair_channel.cpp).
     enum class Channel : uint8_t { kDetect, kHandshake, kReady };
     bool establish(); // true once PDUs may flow
     bool detect_first_byte();
