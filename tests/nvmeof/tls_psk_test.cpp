@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+
 using namespace skiff::nvmeof::tls;
 
 namespace {
@@ -88,4 +92,44 @@ TEST(tls_psk, DerivationsDependOnEveryInput) {
     none.hash = PskHash::kNone;
     EXPECT_EQ(retained_psk(none, kHost), p.key);
     EXPECT_EQ(none.cipher_hash(), PskHash::kSha256);
+}
+
+namespace {
+
+// Runs a shell command; its stdout and exit code (-1 when it could not run).
+std::pair<int, std::string> run(const std::string &cmd) {
+    std::string out;
+    FILE *p = ::popen(cmd.c_str(), "r");
+    if (!p) return {-1, out};
+    char buf[256];
+    while (std::fgets(buf, sizeof(buf), p)) out += buf;
+    int st = ::pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+bool have_nvme_cli() {
+    return run("command -v nvme >/dev/null 2>&1").first == 0;
+}
+
+} // namespace
+
+// nvme-cli (Debian's, as a Linux host administrator runs it) writes keys we read, and accepts
+// the keys we write.
+TEST(tls_psk, AcceptsNvmeGenTlsKeyOutputAndNvmeCheckTlsKeyAcceptsOurs) {
+    if (!have_nvme_cli()) GTEST_SKIP() << "nvme-cli not installed (scripts/install-deps.sh installs it)";
+    for (int hmac : {1, 2}) {
+        auto [rc, text] = run("nvme gen-tls-key --hmac=" + std::to_string(hmac) + " 2>/dev/null");
+        ASSERT_EQ(rc, 0) << "nvme gen-tls-key --hmac=" << hmac;
+        auto psk = parse_interchange(text);
+        ASSERT_TRUE(psk.ok()) << psk.error().message << " for " << hmac;
+        EXPECT_EQ(psk->key.size(), hmac == 1 ? 32u : 48u);
+        EXPECT_EQ(psk->hash, hmac == 1 ? PskHash::kSha256 : PskHash::kSha384);
+
+        ConfiguredPsk mine;
+        mine.hash = psk->hash;
+        for (size_t i = 0; i < psk->key.size(); ++i) mine.key.push_back(uint8_t(0xA5 ^ i));
+        auto [crc, out] = run("nvme check-tls-key --key=" + format_interchange(mine) + " 2>&1");
+        EXPECT_EQ(crc, 0) << out;
+        EXPECT_NE(out.find("Key is valid"), std::string::npos) << out;
+    }
 }
