@@ -37,6 +37,24 @@ TEST(Examples, RdmaSrqDepthIsTheRdmaEntrys) {
     EXPECT_EQ(again.config->transport().srq_depth, 1024u);
 }
 
+// The TLS example: listener modes and the host's key survive a save (the key is written as is,
+// and shown as "(set)" only when listing).
+TEST(Examples, TlsKeepsModesAndKey) {
+    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/tls.json");
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    ASSERT_EQ(r.config->listeners.size(), 2u);
+    EXPECT_EQ(r.config->listeners[0].secure_channel, "required");
+    EXPECT_EQ(r.config->listeners[1].secure_channel, "optional");
+    ASSERT_EQ(r.config->hosts.size(), 1u);
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->listeners, r.config->listeners);
+    EXPECT_EQ(again.config->hosts, r.config->hosts);
+    nlohmann::json listed = to_json(*r.config, /*with_secrets=*/false);
+    EXPECT_EQ(listed["hosts"][0]["tls_psk"], "(set)");
+    EXPECT_EQ(listed.dump().find("NVMeTLSkey"), std::string::npos);
+}
+
 TEST(Examples, MultiSubsystemHasWhatItSays) {
     LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/multi-subsystem.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
