@@ -415,8 +415,8 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
         const std::string p = index("hosts", i);
         const json &h = j[i];
         if (!r.object(h, p,
-                      {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups",
-                       "tls_psk"}))
+                      {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes",
+                       "dhchap_dhgroups", "tls_psk"}))
             continue;
         HostConfig c;
         if (auto v = r.string(h, p, "nqn", true, "nqn.2014-08.org.nvmexpress:uuid:...")) {
@@ -424,7 +424,8 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
             c.nqn = *v;
         }
         if (auto v = r.string(h, p, "subsystem", false)) c.subsystem = *v;
-        for (auto [key, field] : {std::pair{"dhchap_key", &c.dhchap_key}, std::pair{"dhchap_ctrl_key", &c.dhchap_ctrl_key}}) {
+        for (auto [key, field] :
+             {std::pair{"dhchap_key", &c.dhchap_key}, std::pair{"dhchap_ctrl_key", &c.dhchap_ctrl_key}}) {
             auto v = r.string(h, p, key, false, "DHHC-1:01:<base64>: from nvme gen-dhchap-key");
             if (!v) continue;
             if (auto k = nvmeof::auth::parse_dhchap_key(*v); !k) r.error(join(p, key), k.error().message);
@@ -446,7 +447,8 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
             c.dhchap_dhgroups = *v;
         }
         if (auto v = r.string(h, p, "tls_psk", false, "NVMeTLSkey-1:01:<base64>: from nvme gen-tls-key")) {
-            if (auto k = nvmeof::tls::parse_interchange(*v); !k) r.error(join(p, "tls_psk"), k.error().message);
+            if (auto k = nvmeof::tls::parse_interchange(*v); !k)
+                r.error(join(p, "tls_psk"), k.error().message);
             c.tls_psk = *v;
         }
         check_host_secrets(r, h, p);

@@ -261,9 +261,10 @@ int main(int argc, char **argv) {
     hadd->add_option("--dhchap-dhgroup", dh_groups,
                      "allowed DH group: null, ffdhe2048 ... ffdhe8192 (repeatable, preferred first)");
     std::string tls_psk, tls_psk_file;
-    auto *psk_opt = hadd->add_option("--tls-psk", tls_psk,
-                                     "the host's TLS PSK for NVMe/TCP over TLS (\"NVMeTLSkey-1:01:...:\" as nvme "
-                                     "gen-tls-key prints it); adding an allowed host again replaces it");
+    auto *psk_opt =
+        hadd->add_option("--tls-psk", tls_psk,
+                         "the host's TLS PSK for NVMe/TCP over TLS (\"NVMeTLSkey-1:01:...:\" as nvme "
+                         "gen-tls-key prints it); adding an allowed host again replaces it");
     hadd->add_option("--tls-psk-file", tls_psk_file,
                      "the same, read from a file's first line (keeps the key out of the process list)")
         ->check(CLI::ExistingFile)

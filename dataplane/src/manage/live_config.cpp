@@ -352,8 +352,8 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
         target_.tls_psks().replace(std::move(psks));
         // Counts only: the secrets never reach a log.
         auto entries = [](size_t n) { return std::to_string(n) + " host entr" + (n == 1 ? "y" : "ies"); };
-        done.push_back("DH-HMAC-CHAP secrets set for " + entries(n_auth) + ", TLS PSKs for " + entries(n_psk) +
-                       " (connected queues keep theirs)");
+        done.push_back("DH-HMAC-CHAP secrets set for " + entries(n_auth) + ", TLS PSKs for " +
+                       entries(n_psk) + " (connected queues keep theirs)");
     }
     if (cur.target.log_level != next.target.log_level) {
         if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);

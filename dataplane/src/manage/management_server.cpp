@@ -353,7 +353,8 @@ static void set_host_secrets(json &doc, bool add, const std::string &nqn, const 
         return;
     }
     if (!has_secrets(params)) return;
-    auto it = std::find_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, per_subsystem); });
+    auto it =
+        std::find_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, per_subsystem); });
     if (it == hosts.end()) {
         json entry = {{"nqn", host}};
         if (per_subsystem) entry["subsystem"] = nqn;
@@ -361,7 +362,8 @@ static void set_host_secrets(json &doc, bool add, const std::string &nqn, const 
         it = hosts.end() - 1;
     }
     json &entry = *it;
-    static constexpr const char *kDhchap[] = {"dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"};
+    static constexpr const char *kDhchap[] = {"dhchap_key", "dhchap_ctrl_key", "dhchap_hashes",
+                                              "dhchap_dhgroups"};
     if (params.contains("dhchap_key"))
         for (const char *key : kDhchap) {
             entry.erase(key);

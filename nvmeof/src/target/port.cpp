@@ -9,7 +9,6 @@ bool Port::lists(const std::string &nqn) const {
     return std::find(subsystems->begin(), subsystems->end(), nqn) != subsystems->end();
 }
 
-
 const char *to_string(SecureChannel sc) {
     switch (sc) {
     case SecureChannel::kNone:
