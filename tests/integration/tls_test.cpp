@@ -2,10 +2,13 @@
 // `required` and an `optional` listener (I/O with header and data digests), refused keys and
 // plain connections, the discovery log's TREQ/TSAS, the openssl command-line client as an
 // independent TLS 1.3 PSK peer exchanging an ICReq/ICResp, and bad first bytes.
+#include "raw_client.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/wire/tcp_pdu.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -69,11 +72,14 @@ class TlsTest : public TargetTest {
   protected:
     // A target whose --listen listener has the given secure channel; host A's key is key_a_
     // (SHA-256), host B's key_b_ (SHA-384). Readiness is checked on the plain discovery port.
-    void start_tls(const std::string &mode) {
+    void start_tls(const std::string &mode, std::vector<std::string> extra = {}) {
         ready_port_ = disc_port_ = free_port();
-        start_target({"--tls", mode, "--tls-psk-file",
-                      std::string(kHostA) + "=" + write_key_file("a", key_a_), "--tls-psk-file",
-                      std::string(kHostB) + "=" + write_key_file("b", key_b_)});
+        std::vector<std::string> args = {
+            "--tls",          mode,
+            "--tls-psk-file", std::string(kHostA) + "=" + write_key_file("a", key_a_),
+            "--tls-psk-file", std::string(kHostB) + "=" + write_key_file("b", key_b_)};
+        args.insert(args.end(), extra.begin(), extra.end());
+        start_target(args);
     }
     ConnectOptions tls_options(const char *host, const tls::ConfiguredPsk &key) const {
         ConnectOptions o = options();
@@ -201,9 +207,83 @@ TEST_F(TlsTest, SkiffCtlGivesAHostItsKeyLiveAndNeverListsIt) {
 
     CommandOutput list = run_command(ctl + " list");
     ASSERT_EQ(list.exit_code, 0) << list.output;
-    EXPECT_NE(list.output.find("(set)"), std::string::npos) << list.output;
+    EXPECT_NE(list.output.find("(set, not shown)"), std::string::npos) << list.output;
     EXPECT_EQ(list.output.find("NVMeTLSkey"), std::string::npos) << "skiff-ctl list shows a key";
     EXPECT_EQ(target_->log().find("NVMeTLSkey"), std::string::npos) << "a key reached the log";
+}
+
+// One hosts[] schema for both secrets: an entry gives host A a TLS PSK and a DH-HMAC-CHAP
+// secret, a second entry naming subsystem 2 gives it another PSK there. Each kind is looked up
+// on its own (the specific entry if it has that kind, else the host's general one), so host A
+// authenticates on both subsystems and needs the subsystem's own key for TLS on subsystem 2.
+TEST_F(TlsTest, OneHostsEntryCarriesTlsPskAndDhchapSecret) {
+    const std::string kDhKey = "DHHC-1:01:WulleCBkG4oCs0iIC3Cit9gBDCLWiZ9PNXuhqytWkBIZkvGy:";
+    const std::string kNqn2 = std::string(kNqn) + "-2";
+    const tls::ConfiguredPsk key_sub2 = make_key(tls::PskHash::kSha256, 9);
+    io_port_ = free_port();
+    disc_port_ = free_port();
+    nlohmann::json doc = {
+        {"target", {{"management_socket", "none"}, {"log_level", "info"}}},
+        {"backends",
+         {{{"name", "d1"}, {"kind", "ram"}, {"size", "16MiB"}},
+          {{"name", "d2"}, {"kind", "ram"}, {"size", "16MiB"}}}},
+        {"subsystems",
+         {{{"nqn", kNqn}, {"namespaces", {{{"nsid", 1}, {"backend", "d1"}, {"block_size", kBlock}}}}},
+          {{"nqn", kNqn2}, {"namespaces", {{{"nsid", 1}, {"backend", "d2"}, {"block_size", kBlock}}}}}}},
+        {"listeners",
+         {{{"trtype", "tcp"}, {"addr", "127.0.0.1"}, {"port", io_port_}, {"secure_channel", "required"}}}},
+        {"discovery", {{"trtype", "tcp"}, {"addr", "127.0.0.1"}, {"port", disc_port_}}},
+        {"hosts",
+         {{{"nqn", kHostA}, {"dhchap_key", kDhKey}, {"tls_psk", tls::format_interchange(key_a_)}},
+          {{"nqn", kHostA}, {"subsystem", kNqn2}, {"tls_psk", tls::format_interchange(key_sub2)}}}}};
+    const std::string path =
+        ::testing::TempDir() + "skiff-tls-dhchap-" + std::to_string(::getpid()) + ".json";
+    std::ofstream(path) << doc.dump(2);
+    target_ = std::make_unique<TargetProcess>(std::vector<std::string>{"--config", path}, disc_port_);
+    ASSERT_TRUE(target_->started()) << target_->log();
+
+    auto with = [&](const std::string &subnqn, const tls::ConfiguredPsk &key, const std::string &secret) {
+        ConnectOptions o = tls_options(kHostA, key);
+        o.subnqn = subnqn;
+        o.dhchap.secret = secret;
+        o.io_queues = 1;
+        return o;
+    };
+    auto ctrl = connect(with(kNqn, key_a_, kDhKey));
+    ASSERT_NE(ctrl, nullptr);
+    EXPECT_TRUE(ctrl->io_queue(0).socket().tls());
+    EXPECT_TRUE(ctrl->admin_auth().has_value()) << "the queue did not authenticate over TLS";
+    write_read_back(*ctrl);
+
+    auto no_secret = Controller::connect(with(kNqn, key_a_, ""));
+    EXPECT_FALSE(no_secret.ok()) << "TLS alone admitted a host whose entry has a dhchap_key";
+
+    auto general_key = Controller::connect(with(kNqn2, key_a_, kDhKey));
+    EXPECT_FALSE(general_key.ok()) << "the host's general PSK served the subsystem with its own key";
+    auto ctrl2 = connect(with(kNqn2, key_sub2, kDhKey));
+    ASSERT_NE(ctrl2, nullptr);
+    EXPECT_TRUE(ctrl2->admin_auth().has_value());
+    write_read_back(*ctrl2);
+    EXPECT_EQ(target_->log().find("NVMeTLSkey"), std::string::npos) << "a key reached the log";
+    EXPECT_EQ(target_->log().find("DHHC-1"), std::string::npos) << "a secret reached the log";
+}
+
+// The hostile-client timeout covers the secure channel too: a connection that sends nothing on
+// a TLS listener, or stops inside its ClientHello, is closed after the stall timeout with a line
+// saying which, while a TLS host keeps working.
+TEST_F(TlsTest, StalledTlsHandshakesAreClosedAfterTheTimeout) {
+    start_tls("required", {"--stall-timeout-ms", "500"});
+    auto good = connect(tls_options(kHostA, key_a_));
+    ASSERT_NE(good, nullptr);
+    RawClient silent = raw_connect(io_port_);
+    RawClient half_hello = raw_connect(io_port_);
+    const uint8_t record_start[] = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00}; // 512-byte record, 2 sent
+    send_bytes(half_hello.fd, record_start, sizeof(record_start));
+    for (int fd : {silent.fd, half_hello.fd}) EXPECT_TRUE(closed_within(fd, std::chrono::seconds(5)));
+    EXPECT_TRUE(
+        log_has(*target_, local_peer(silent.fd) + ": peer sent neither a TLS ClientHello nor an ICReq"));
+    EXPECT_TRUE(log_has(*target_, local_peer(half_hello.fd) + ": peer did not finish the TLS handshake"));
+    write_read_back(*good);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ Handshake handshake(SocketPair &sp, const PskStore &store, const SessionPsk &off
 TEST(tls_session, PskHandshakeOnBothSuitesNamesHostAndSubsystem) {
     for (PskHash hash : {PskHash::kSha256, PskHash::kSha384}) {
         PskStore store;
-        store.set(kHost, key(hash, 1));
+        store.replace({{{kHost, ""}, key(hash, 1)}});
         SocketPair sp;
         Handshake h = handshake(sp, store, session_psk(key(hash, 1), kHost, kSub));
         ASSERT_TRUE(h.server_ok) << h.server->error();
@@ -89,7 +89,7 @@ TEST(tls_session, PskHandshakeOnBothSuitesNamesHostAndSubsystem) {
 
 TEST(tls_session, BulkTransferThroughMixedPiecesArrivesIntact) {
     PskStore store;
-    store.set(kHost, key(PskHash::kSha256, 3));
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 3)}});
     SocketPair sp;
     Handshake h = handshake(sp, store, session_psk(key(PskHash::kSha256, 3), kHost, kSub));
     ASSERT_TRUE(h.server_ok && h.client_ok);
@@ -156,7 +156,7 @@ TEST(tls_session, BulkTransferThroughMixedPiecesArrivesIntact) {
 
 TEST(tls_session, WrongKeyUnknownHostAndForeignIdentityAreRefused) {
     PskStore store;
-    store.set(kHost, key(PskHash::kSha256, 5));
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 5)}});
     {
         SocketPair sp;
         Handshake h = handshake(sp, store, session_psk(key(PskHash::kSha256, 6), kHost, kSub));
@@ -179,6 +179,28 @@ TEST(tls_session, WrongKeyUnknownHostAndForeignIdentityAreRefused) {
         Handshake h = handshake(sp, store, foreign);
         EXPECT_FALSE(h.server_ok);
         EXPECT_NE(h.server->error().find("not an NVMe/TCP identity"), std::string::npos) << h.server->error();
+    }
+}
+
+// Keys are kept per (host, subsystem) like the DH-HMAC-CHAP secrets: the key of an entry naming
+// the subsystem the identity names wins there, the host's general key serves the others.
+TEST(tls_session, SubsystemKeyWinsOverTheHostsGeneralKey) {
+    constexpr const char *kOther = "nqn.2026-11.io.skiff:other";
+    PskStore store;
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 7)}, {{kHost, kSub}, key(PskHash::kSha256, 8)}});
+    struct Case {
+        uint8_t seed;
+        const char *subnqn;
+        bool accepted;
+    } cases[] = {{8, kSub, true}, {7, kSub, false}, {7, kOther, true}, {8, kOther, false}};
+    for (const Case &c : cases) {
+        SCOPED_TRACE(std::string(c.subnqn) + " key " + std::to_string(c.seed));
+        SocketPair sp;
+        Handshake h = handshake(sp, store, session_psk(key(PskHash::kSha256, c.seed), kHost, c.subnqn));
+        ASSERT_TRUE(h.server);
+        EXPECT_EQ(h.server_ok, c.accepted) << h.server->error();
+        EXPECT_EQ(h.client_ok, c.accepted);
+        if (!c.accepted) EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
     }
 }
 

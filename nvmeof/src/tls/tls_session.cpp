@@ -3,6 +3,10 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -47,6 +51,17 @@ SSL_SESSION *psk_session(SSL *ssl, PskHash hash, const std::vector<uint8_t> &key
         return nullptr;
     }
     return sess;
+}
+
+// OpenSSL (built with kTLS, SSL_OP_ENABLE_KTLS) attaches the kernel's "tls" upper-layer
+// protocol when it takes the socket and hands the keys over after the handshake; where
+// setsockopt(TCP_ULP, "tls") fails (no tls module) the records stay in user space. Whether the
+// socket carries the ULP tells the two cases apart for the log.
+bool has_tls_ulp(int fd) {
+    char name[16] = {};
+    socklen_t len = sizeof(name) - 1;
+    return fd >= 0 && ::getsockopt(fd, IPPROTO_TCP, TCP_ULP, name, &len) == 0 &&
+           std::strcmp(name, "tls") == 0;
 }
 
 } // namespace
@@ -194,6 +209,7 @@ TlsSession::Step TlsSession::handshake() {
     if (rc == 1) {
         ktls_send_ = BIO_get_ktls_send(SSL_get_wbio(ssl_)) != 0;
         ktls_recv_ = BIO_get_ktls_recv(SSL_get_rbio(ssl_)) != 0;
+        tls_ulp_ = has_tls_ulp(SSL_get_fd(ssl_));
         if (server_ && !identity_known_) {
             error_ = "handshake finished without an NVMe PSK";
             return Step::kFailed;
@@ -338,7 +354,8 @@ std::string TlsSession::record_layer() const {
     if (ktls_send_ && ktls_recv_) return "kernel kTLS (send and receive)";
     if (ktls_send_) return "kernel kTLS send, user-space (OpenSSL) receive";
     if (ktls_recv_) return "user-space (OpenSSL) send, kernel kTLS receive";
-    return "user-space (OpenSSL; the kernel offers no kTLS)";
+    if (tls_ulp_) return "user-space (OpenSSL; the kernel's kTLS did not take this session's keys)";
+    return "user-space (OpenSSL; the kernel offers no kTLS: TCP_ULP \"tls\" refused)";
 }
 
 std::string TlsSession::cipher() const {

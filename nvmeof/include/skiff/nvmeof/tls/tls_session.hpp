@@ -77,6 +77,7 @@ class TlsSession {
     bool identity_known_ = false;
     std::string error_;
     bool ktls_send_ = false, ktls_recv_ = false;
+    bool tls_ulp_ = false; // the socket carries the kernel's "tls" ULP (kTLS exists here)
     static constexpr size_t kRecordBytes = 16384; // TLS maximum plaintext per record
     std::unique_ptr<uint8_t[]> wbuf_;             // small pieces gathered into one record
 };
