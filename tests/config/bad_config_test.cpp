@@ -237,7 +237,7 @@ const std::vector<BadCase> kCases = {
      {"listeners[0].ana[0].subsystem: no subsystem named \"nqn.2026-11.io.skiff:zz\""}},
     {"ANA states on the discovery listener",
      [](json &j) { j["discovery"]["ana"] = json::array(); },
-     {"discovery.ana: unknown key; expected one of trtype, addr, port"}},
+     {"discovery.ana: unknown key; expected one of trtype, addr, port, secure_channel"}},
     {"referral to a host name",
      [](json &j) {
          j["referrals"] = {{{"addr", "gateway2"}, {"port", 8009}}};
