@@ -200,7 +200,9 @@ TEST(tls_session, SubsystemKeyWinsOverTheHostsGeneralKey) {
         ASSERT_TRUE(h.server);
         EXPECT_EQ(h.server_ok, c.accepted) << h.server->error();
         EXPECT_EQ(h.client_ok, c.accepted);
-        if (!c.accepted) EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+        if (!c.accepted) {
+            EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+        }
     }
 }
 
