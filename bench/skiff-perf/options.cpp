@@ -170,6 +170,12 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
                    "DH-HMAC-CHAP controller secret: the target must prove it holds it (bidirectional)");
     app.add_flag("--hdgst", o.header_digest, "ask for header digests (CRC32C)");
     app.add_flag("--ddgst", o.data_digest, "ask for data digests (CRC32C)");
+    app.add_flag("--tls", o.tls,
+                 "NVMe/TCP over TLS 1.3 with a pre-shared key (--psk-file); the identity names --hostnqn "
+                 "and --nqn");
+    app.add_option("--psk-file", o.psk_file,
+                   "--tls: a file holding the configured PSK as `nvme gen-tls-key` prints it "
+                   "(NVMeTLSkey-1:01:...:)");
     app.add_flag("--sq-flow-control", o.sq_flow_control,
                  "keep SQ flow control (by default Connect asks the controller to disable it, which lets "
                  "it skip SQ head updates and finish a successful read with its C2HData PDU alone)");
@@ -205,6 +211,14 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     if (o.hostnqn.size() > 223) return bad("--hostnqn", o.hostnqn, "at most 223 bytes");
     if (!o.dhchap_ctrl_secret.empty() && o.dhchap_secret.empty())
         return bad("--dhchap-ctrl-secret", "(not shown)", "needs --dhchap-secret as well");
+    if (o.tls != !o.psk_file.empty())
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "--tls and --psk-file go together (the key is the PSK's file)");
+    if (o.tls && o.hostnqn.empty())
+        return make_error(
+            DOCA_ERROR_INVALID_VALUE,
+            "--tls needs --hostnqn: the target keeps PSKs per host NQN, so the host must be the "
+            "one the key was configured for");
     return o;
 }
 

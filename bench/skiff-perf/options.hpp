@@ -45,6 +45,8 @@ struct PerfOptions {
     std::string dhchap_secret;      // DHHC-1 host secret: authenticate every queue (DH-HMAC-CHAP)
     std::string dhchap_ctrl_secret; // DHHC-1 controller secret: bidirectional authentication
     bool header_digest = false;
+    bool tls = false;     // NVMe/TCP over TLS 1.3 with the PSK in psk_file
+    std::string psk_file; // NVMeTLSkey-1:01:...: (nvme gen-tls-key)
     bool data_digest = false;
     bool sq_flow_control = false; // false: Connect asks the controller to disable SQ flow control
 

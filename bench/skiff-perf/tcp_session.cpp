@@ -5,6 +5,7 @@
 #include "skiff/nvmeof/host/commands.hpp"
 #include "skiff/nvmeof/host/controller.hpp"
 
+#include <fstream>
 #include <nvme/types.h>
 
 namespace skiff::perf {
@@ -84,6 +85,17 @@ Result<std::unique_ptr<Session>> connect_tcp_session(const PerfOptions &o) {
     c.io_queue_size = static_cast<uint16_t>(o.qd + 1); // at most size - 1 outstanding
     c.header_digest = o.header_digest;
     c.data_digest = o.data_digest;
+    if (o.tls) {
+        std::ifstream in(o.psk_file);
+        std::string key;
+        if (!in || !std::getline(in, key))
+            return make_error(DOCA_ERROR_INVALID_VALUE, "--psk-file: cannot read " + o.psk_file);
+        auto psk = skiff::nvmeof::tls::parse_interchange(key);
+        if (!psk)
+            return make_error(DOCA_ERROR_INVALID_VALUE,
+                              "--psk-file " + o.psk_file + ": " + psk.error().message);
+        c.tls_psk = std::move(*psk);
+    }
     // Without SQ flow control the controller need not report SQ head pointers, and may finish a
     // successful read with its C2HData PDU (SUCCESS flag) instead of an extra response capsule.
     c.disable_sq_flow_control = !o.sq_flow_control;

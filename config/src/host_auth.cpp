@@ -9,6 +9,7 @@ nvmeof::target::Target::HostAuthMap host_auth_map(const Config &config) {
     namespace auth = nvmeof::auth;
     nvmeof::target::Target::HostAuthMap out;
     for (const HostConfig &h : config.hosts) {
+        if (h.dhchap_key.empty()) continue; // a TLS-only entry
         auto entry = std::make_shared<nvmeof::target::HostAuth>();
         // The loader checked every field, so these parse; an entry that does not is skipped.
         auto key = auth::parse_dhchap_key(h.dhchap_key);
@@ -24,6 +25,15 @@ nvmeof::target::Target::HostAuthMap host_auth_map(const Config &config) {
         for (auto &name : h.dhchap_dhgroups)
             if (auto id = auth::dh_group_from_name(name)) entry->dhgroups.push_back(*id);
         out[{h.nqn, h.subsystem}] = std::move(entry);
+    }
+    return out;
+}
+
+nvmeof::tls::PskStore::Map tls_psk_map(const Config &config) {
+    nvmeof::tls::PskStore::Map out;
+    for (const HostConfig &h : config.hosts) {
+        if (h.tls_psk.empty()) continue;
+        if (auto key = nvmeof::tls::parse_interchange(h.tls_psk)) out[{h.nqn, h.subsystem}] = std::move(*key);
     }
     return out;
 }

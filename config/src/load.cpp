@@ -8,7 +8,9 @@
 #include "skiff/nvmeof/auth/dh_group.hpp"
 #include "skiff/nvmeof/auth/dhchap_key.hpp"
 #include "skiff/nvmeof/auth/hash.hpp"
+#include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 
 #include <arpa/inet.h>
 
@@ -328,7 +330,7 @@ void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &o
 
 std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
                                             bool discovery) {
-    std::vector<const char *> keys = {"trtype", "addr", "port"};
+    std::vector<const char *> keys = {"trtype", "addr", "port", "secure_channel"};
     if (!discovery) {
         keys.push_back("subsystems");
         keys.push_back("ana");
@@ -346,6 +348,15 @@ std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const 
     if (auto v = r.integer(j, p, "port", 0, 65535, true)) l.port = uint16_t(*v);
     if (!discovery) l.subsystems = r.strings(j, p, "subsystems", "subsystem NQN strings");
     if (!discovery && j.contains("ana")) read_ana_states(r, j["ana"], join(p, "ana"), l.ana);
+    if (auto v = r.string(j, p, "secure_channel", false, "required")) {
+        if (!nvmeof::target::parse_secure_channel(*v))
+            r.error(join(p, "secure_channel"),
+                    "expected \"none\", \"optional\" or \"required\", got " + quote(j["secure_channel"]));
+        else if (*v != "none" && l.trtype != "tcp")
+            r.error(join(p, "secure_channel"),
+                    "TLS is an NVMe/TCP secure channel; this listener is " + l.trtype);
+        l.secure_channel = *v;
+    }
     return l;
 }
 
@@ -385,15 +396,27 @@ void check_datapath(JsonReader &r, const Config &c) {
                   "runs on the poll groups");
 }
 
-// hosts[]: DH-HMAC-CHAP secrets. A bad secret's message never repeats the secret.
+// An entry carries a DH-HMAC-CHAP key, a TLS PSK or both; the other dhchap_* settings only
+// qualify a dhchap_key, so without one they would silently do nothing.
+void check_host_secrets(JsonReader &r, const json &h, const std::string &p) {
+    if (!h.contains("dhchap_key") && !h.contains("tls_psk")) {
+        r.error(p, "expected \"dhchap_key\" (DH-HMAC-CHAP), \"tls_psk\" (TLS) or both");
+        return;
+    }
+    if (h.contains("dhchap_key")) return;
+    for (const char *key : {"dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"})
+        if (h.contains(key)) r.error(join(p, key), "applies to a dhchap_key; this entry has none");
+}
+
+// hosts[]: DH-HMAC-CHAP secrets and TLS PSKs. A bad secret's message never repeats the secret.
 void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
     if (!r.array(j, "hosts", "host objects")) return;
     for (size_t i = 0; i < j.size(); ++i) {
         const std::string p = index("hosts", i);
         const json &h = j[i];
-        if (!r.object(
-                h, p,
-                {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"}))
+        if (!r.object(h, p,
+                      {"nqn", "subsystem", "dhchap_key", "dhchap_ctrl_key", "dhchap_hashes",
+                       "dhchap_dhgroups", "tls_psk"}))
             continue;
         HostConfig c;
         if (auto v = r.string(h, p, "nqn", true, "nqn.2014-08.org.nvmexpress:uuid:...")) {
@@ -401,9 +424,9 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
             c.nqn = *v;
         }
         if (auto v = r.string(h, p, "subsystem", false)) c.subsystem = *v;
-        for (auto [key, field, required] : {std::tuple{"dhchap_key", &c.dhchap_key, true},
-                                            std::tuple{"dhchap_ctrl_key", &c.dhchap_ctrl_key, false}}) {
-            auto v = r.string(h, p, key, required, "DHHC-1:01:<base64>: from nvme gen-dhchap-key");
+        for (auto [key, field] :
+             {std::pair{"dhchap_key", &c.dhchap_key}, std::pair{"dhchap_ctrl_key", &c.dhchap_ctrl_key}}) {
+            auto v = r.string(h, p, key, false, "DHHC-1:01:<base64>: from nvme gen-dhchap-key");
             if (!v) continue;
             if (auto k = nvmeof::auth::parse_dhchap_key(*v); !k) r.error(join(p, key), k.error().message);
             *field = *v;
@@ -423,6 +446,12 @@ void read_hosts(JsonReader &r, const json &j, std::vector<HostConfig> &out) {
                                 (*v)[k] + "\"");
             c.dhchap_dhgroups = *v;
         }
+        if (auto v = r.string(h, p, "tls_psk", false, "NVMeTLSkey-1:01:<base64>: from nvme gen-tls-key")) {
+            if (auto k = nvmeof::tls::parse_interchange(*v); !k)
+                r.error(join(p, "tls_psk"), k.error().message);
+            c.tls_psk = *v;
+        }
+        check_host_secrets(r, h, p);
         out.push_back(c);
     }
 }
@@ -665,11 +694,17 @@ std::string summarize(const Config &c) {
     }
     for (auto &h : c.hosts) {
         // That a secret is set, never the secret.
-        o << "host " << h.nqn << (h.subsystem.empty() ? "" : " on " + h.subsystem) << ": DH-HMAC-CHAP key set"
-          << (h.dhchap_ctrl_key.empty() ? "" : ", controller key set (bidirectional)") << "\n";
+        std::vector<std::string> set;
+        if (!h.dhchap_key.empty()) set.push_back("DH-HMAC-CHAP key set");
+        if (!h.dhchap_ctrl_key.empty()) set.push_back("controller key set (bidirectional)");
+        if (!h.tls_psk.empty()) set.push_back("TLS PSK set");
+        o << "host " << h.nqn << (h.subsystem.empty() ? "" : " on " + h.subsystem) << ": ";
+        for (size_t i = 0; i < set.size(); ++i) o << (i ? ", " : "") << set[i];
+        o << "\n";
     }
     for (auto &l : c.listeners) {
-        o << "listener " << l.trtype << " " << l.addr << ":" << l.port << ": ";
+        o << "listener " << l.trtype << " " << l.addr << ":" << l.port
+          << (l.secure_channel == "none" ? "" : " (TLS " + l.secure_channel + ")") << ": ";
         if (!l.subsystems) {
             o << "every subsystem\n";
         } else {

@@ -79,10 +79,20 @@ json import_port(JsonReader &r, const json &port, const std::string &p, json &tr
     auto trsvcid = attr_number(r, addr, ap, "trsvcid");
     if (!trsvcid && !addr.contains("trsvcid"))
         r.error(join(ap, "trsvcid"), "missing; expected a port such as \"4420\"");
-    if (auto treq = attr_string(r, addr, ap, "treq"); treq && *treq == "required")
-        r.warning(join(ap, "treq"),
-                  "secure channel \"required\" is not supported; the port is served without it");
     l["trtype"] = trtype.value_or("tcp");
+    // TLS: nvmet's addr_tsas "tls1.3" makes TREQ "required" unless addr_treq says "not required"
+    // (then plain connections are served too). The keys are not in the file (nvmet finds them
+    // in the kernel keyring): the hosts' tls_psk must be added to the imported configuration.
+    auto tsas = attr_string(r, addr, ap, "tsas");
+    auto treq = attr_string(r, addr, ap, "treq");
+    if (tsas && *tsas == "tls1.3" && l["trtype"] == "tcp") {
+        l["secure_channel"] = treq && *treq == "not required" ? "optional" : "required";
+    } else if (tsas && l["trtype"] == "tcp" && *tsas != "none" && !tsas->empty()) {
+        r.error(join(ap, "tsas"), "expected \"none\" or \"tls1.3\" for a tcp port, got \"" + *tsas + "\"");
+    } else if (treq && *treq == "required") {
+        r.warning(join(ap, "treq"), "secure channel \"required\" without addr.tsas \"tls1.3\" is not "
+                                    "supported; the port is served without it");
+    }
     l["addr"] = traddr.value_or("");
     l["port"] = trsvcid.value_or(0);
     if (port.contains("subsystems"))

@@ -16,6 +16,7 @@ json listener_json(const ListenerConfig &l) {
         if (!a.subsystem.empty()) e["subsystem"] = a.subsystem;
         j["ana"].push_back(e);
     }
+    if (l.secure_channel != "none") j["secure_channel"] = l.secure_channel;
     return j;
 }
 
@@ -86,11 +87,13 @@ json to_json(const Config &c) {
     if (!c.hosts.empty()) {
         out["hosts"] = json::array();
         for (auto &h : c.hosts) {
-            json j = {{"nqn", h.nqn}, {"dhchap_key", h.dhchap_key}};
+            json j = {{"nqn", h.nqn}};
+            if (!h.dhchap_key.empty()) j["dhchap_key"] = h.dhchap_key;
             if (!h.subsystem.empty()) j["subsystem"] = h.subsystem;
             if (!h.dhchap_ctrl_key.empty()) j["dhchap_ctrl_key"] = h.dhchap_ctrl_key;
             if (!h.dhchap_hashes.empty()) j["dhchap_hashes"] = h.dhchap_hashes;
             if (!h.dhchap_dhgroups.empty()) j["dhchap_dhgroups"] = h.dhchap_dhgroups;
+            if (!h.tls_psk.empty()) j["tls_psk"] = h.tls_psk;
             out["hosts"].push_back(j);
         }
     }
@@ -100,7 +103,7 @@ json to_json(const Config &c) {
 json redact_secrets(json config) {
     if (!config.contains("hosts") || !config["hosts"].is_array()) return config;
     for (auto &h : config["hosts"])
-        for (const char *key : {"dhchap_key", "dhchap_ctrl_key"})
+        for (const char *key : {"dhchap_key", "dhchap_ctrl_key", "tls_psk"})
             if (h.contains(key)) h[key] = kRedacted;
     return config;
 }

@@ -39,6 +39,17 @@ const std::vector<BadCase> kCases = {
      [](json &j) { j["subsytems"] = json::array(); },
      {"subsytems: unknown key; expected one of target, transports, backends, subsystems, listeners, "
       "discovery, referrals, hosts"}},
+    {"unknown secure channel",
+     [](json &j) { j["listeners"][0]["secure_channel"] = "tls"; },
+     {"listeners[0].secure_channel: expected \"none\", \"optional\" or \"required\", got \"tls\""}},
+    {"TLS PSK with a wrong CRC",
+     [](json &j) {
+         j["hosts"] = json::array(
+             {{{"nqn", "nqn.2014-08.org.nvmexpress:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6"},
+               {"tls_psk", "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrA:"}}});
+     },
+     {"hosts[0].tls_psk: TLS PSK: CRC-32 does not match the key (expected NVMeTLSkey-1:01:<base64>: or "
+      "NVMeTLSkey-1:02:<base64>: as nvme gen-tls-key prints)"}},
     {"cores out of range",
      [](json &j) { j["target"]["cores"] = 0; },
      {"target.cores: expected an integer 1..64, got 0"}},
@@ -226,7 +237,7 @@ const std::vector<BadCase> kCases = {
      {"listeners[0].ana[0].subsystem: no subsystem named \"nqn.2026-11.io.skiff:zz\""}},
     {"ANA states on the discovery listener",
      [](json &j) { j["discovery"]["ana"] = json::array(); },
-     {"discovery.ana: unknown key; expected one of trtype, addr, port"}},
+     {"discovery.ana: unknown key; expected one of trtype, addr, port, secure_channel"}},
     {"referral to a host name",
      [](json &j) {
          j["referrals"] = {{{"addr", "gateway2"}, {"port", 8009}}};

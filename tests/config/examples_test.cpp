@@ -37,6 +37,28 @@ TEST(Examples, RdmaSrqDepthIsTheRdmaEntrys) {
     EXPECT_EQ(again.config->transport().srq_depth, 1024u);
 }
 
+// The TLS example: listener modes and the hosts' keys survive a save (the keys are written as
+// is, and shown as kRedacted when listing); one entry carries a DH-HMAC-CHAP secret too.
+TEST(Examples, TlsKeepsModesAndKey) {
+    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/tls.json");
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    ASSERT_EQ(r.config->listeners.size(), 2u);
+    EXPECT_EQ(r.config->listeners[0].secure_channel, "required");
+    EXPECT_EQ(r.config->listeners[1].secure_channel, "optional");
+    ASSERT_EQ(r.config->hosts.size(), 2u);
+    EXPECT_FALSE(r.config->hosts[1].dhchap_key.empty());
+    EXPECT_EQ(r.config->hosts[1].subsystem, r.config->subsystems[0].nqn);
+    LoadResult again = parse_config(to_json(*r.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->listeners, r.config->listeners);
+    EXPECT_EQ(again.config->hosts, r.config->hosts);
+    nlohmann::json listed = redact_secrets(to_json(*r.config));
+    EXPECT_EQ(listed["hosts"][0]["tls_psk"], kRedacted);
+    EXPECT_EQ(listed["hosts"][1]["dhchap_key"], kRedacted);
+    EXPECT_EQ(listed.dump().find("NVMeTLSkey"), std::string::npos);
+    EXPECT_EQ(listed.dump().find("DHHC-1"), std::string::npos);
+}
+
 TEST(Examples, MultiSubsystemHasWhatItSays) {
     LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/multi-subsystem.json");
     ASSERT_TRUE(r.ok()) << r.error_text();

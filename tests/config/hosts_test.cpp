@@ -1,12 +1,13 @@
-// hosts[]: DH-HMAC-CHAP secrets in the configuration. Bad entries are reported by JSON path
-// without repeating the secret; the nvmetcli import carries dhchap_* over; save writes the
-// secrets and redact_secrets hides them.
+// hosts[]: DH-HMAC-CHAP secrets and TLS PSKs in the configuration. Bad entries are reported by
+// JSON path without repeating the secret; the nvmetcli import carries dhchap_* and a port's
+// TLS setting over; save writes the secrets and redact_secrets hides them.
 #include "skiff/config/host_auth.hpp"
 #include "skiff/config/load.hpp"
 #include "skiff/config/nvmetcli.hpp"
 #include "skiff/config/save.hpp"
 #include "skiff/nvmeof/auth/dh_group.hpp"
 #include "skiff/nvmeof/auth/hash.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,8 @@ using nlohmann::json;
 const std::string kSub = "nqn.2026-11.io.skiff:auth";
 const std::string kHost = "nqn.2014-08.org.nvmexpress:uuid:7a6b1b0e-3c7e-4d5f-9c0a-00000000000a";
 const std::string kKey = "DHHC-1:01:WulleCBkG4oCs0iIC3Cit9gBDCLWiZ9PNXuhqytWkBIZkvGy:";
+// As `nvme gen-tls-key` prints it (SHA-256 transform, 32-byte key).
+const std::string kPsk = "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:";
 
 json base() {
     return {{"backends", {{{"name", "d"}, {"kind", "ram"}, {"size", "16MiB"}}}},
@@ -79,7 +82,9 @@ TEST(Hosts, BadEntriesNameTheirPathAndNeverTheSecret) {
               std::string::npos)
         << e;
     EXPECT_NE(e.find("hosts[2].dhchap_dhgroups[0]: expected null, ffdhe2048"), std::string::npos) << e;
-    EXPECT_NE(e.find("hosts[4].dhchap_key:"), std::string::npos) << e;
+    EXPECT_NE(e.find("hosts[4]: expected \"dhchap_key\" (DH-HMAC-CHAP), \"tls_psk\" (TLS) or both"),
+              std::string::npos)
+        << e;
 
     json cross = base();
     cross["hosts"] = {{{"nqn", kHost}, {"subsystem", "nqn.2026-11.io.skiff:none"}, {"dhchap_key", kKey}},
@@ -111,6 +116,96 @@ TEST(Hosts, NvmetcliHostsWithDhchapAttributesAreImported) {
     EXPECT_EQ(h.dhchap_ctrl_key, kKey);
     EXPECT_EQ(h.dhchap_hashes, std::vector<std::string>{"hmac(sha512)"});
     EXPECT_EQ(h.dhchap_dhgroups, std::vector<std::string>{"ffdhe2048"});
+}
+
+// One schema for both kinds of secret: an entry may carry a dhchap_key, a tls_psk or both, per
+// host or per (host, subsystem); each consumer takes the entries with its kind.
+TEST(Hosts, TlsPskSharesTheEntryWithDhchapSecrets) {
+    json doc = base();
+    doc["hosts"] = {{{"nqn", kHost}, {"dhchap_key", kKey}, {"tls_psk", kPsk}},
+                    {{"nqn", kHost}, {"subsystem", kSub}, {"tls_psk", kPsk}}};
+    LoadResult r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    auto auth = host_auth_map(*r.config);
+    ASSERT_EQ(auth.size(), 1u); // the TLS-only entry asks for no authentication
+    EXPECT_TRUE(auth.count({kHost, ""}));
+    auto psks = tls_psk_map(*r.config);
+    ASSERT_EQ(psks.size(), 2u);
+    EXPECT_EQ(psks.at({kHost, kSub}).key.size(), 32u);
+    EXPECT_EQ(psks.at({kHost, ""}).hash, nvmeof::tls::PskHash::kSha256);
+
+    const std::string summary = summarize(*r.config);
+    EXPECT_NE(summary.find("DH-HMAC-CHAP key set, TLS PSK set"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("on " + kSub + ": TLS PSK set"), std::string::npos) << summary;
+    EXPECT_EQ(summary.find("NVMeTLSkey"), std::string::npos) << summary;
+
+    json saved = to_json(*r.config);
+    EXPECT_EQ(saved["hosts"][0]["tls_psk"], kPsk);
+    EXPECT_FALSE(saved["hosts"][1].contains("dhchap_key"));
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->hosts, r.config->hosts);
+    json shown = redact_secrets(saved);
+    EXPECT_EQ(shown["hosts"][1]["tls_psk"], kRedacted);
+    EXPECT_EQ(shown.dump().find("NVMeTLSkey"), std::string::npos);
+}
+
+TEST(Hosts, BadTlsEntriesNameTheirPathAndNeverTheKey) {
+    json doc = base();
+    std::string broken = kPsk;
+    broken[20] = broken[20] == 'x' ? 'y' : 'x';
+    doc["hosts"] = {{{"nqn", kHost}, {"tls_psk", broken}},
+                    {{"nqn", kHost}, {"subsystem", kSub}, {"tls_psk", 42}},
+                    {{"nqn", "nqn.2014-08.org.nvmexpress:uuid:7a6b1b0e-3c7e-4d5f-9c0a-00000000000b"},
+                     {"tls_psk", kPsk},
+                     {"dhchap_ctrl_key", kKey},
+                     {"dhchap_hashes", {"sha256"}}}};
+    std::string e = errors_of(doc);
+    EXPECT_NE(e.find("hosts[0].tls_psk: TLS PSK: CRC-32 does not match the key"), std::string::npos) << e;
+    EXPECT_EQ(e.find(broken.substr(16, 20)), std::string::npos) << e;
+    EXPECT_NE(e.find("hosts[1].tls_psk: expected a string"), std::string::npos) << e;
+    EXPECT_NE(e.find("hosts[2].dhchap_ctrl_key: applies to a dhchap_key; this entry has none"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("hosts[2].dhchap_hashes: applies to a dhchap_key"), std::string::npos) << e;
+
+    json twice = base();
+    twice["hosts"] = {{{"nqn", kHost}, {"tls_psk", kPsk}}, {{"nqn", kHost}, {"dhchap_key", kKey}}};
+    e = errors_of(twice);
+    EXPECT_NE(e.find("hosts[1].nqn: \"" + kHost + "\" already has secrets in hosts[0]"), std::string::npos)
+        << e;
+}
+
+// nvmet keeps TLS keys in the kernel keyring, not in configfs: only the port's addr_tsas /
+// addr_treq come over, as the listener's secure_channel.
+TEST(Hosts, NvmetcliPortTlsBecomesTheListenersSecureChannel) {
+    auto port = [](int id, json addr) {
+        addr["trtype"] = "tcp";
+        addr["adrfam"] = "ipv4";
+        addr["traddr"] = "127.0.0.1";
+        addr["trsvcid"] = std::to_string(4420 + id);
+        return json{{"portid", id}, {"addr", addr}, {"subsystems", json::array()}};
+    };
+    json nvmet = {{"hosts", json::array()},
+                  {"ports",
+                   {port(0, {{"tsas", "tls1.3"}, {"treq", "required"}}),
+                    port(1, {{"tsas", "tls1.3"}, {"treq", "not required"}}), port(2, {{"tsas", "tls1.3"}}),
+                    port(3, {{"tsas", "none"}, {"treq", "not specified"}})}},
+                  {"subsystems", json::array()}};
+    LoadResult r = import_nvmetcli(nvmet);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    ASSERT_EQ(r.config->listeners.size(), 4u);
+    EXPECT_EQ(r.config->listeners[0].secure_channel, "required");
+    EXPECT_EQ(r.config->listeners[1].secure_channel, "optional");
+    EXPECT_EQ(r.config->listeners[2].secure_channel, "required");
+    EXPECT_EQ(r.config->listeners[3].secure_channel, "none");
+
+    nvmet["ports"][3]["addr"]["tsas"] = "tls1.2";
+    LoadResult bad = import_nvmetcli(nvmet);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error_text().find("ports[3].addr.tsas: expected \"none\" or \"tls1.3\" for a tcp port"),
+              std::string::npos)
+        << bad.error_text();
 }
 
 } // namespace

@@ -229,7 +229,10 @@ def config_loader():
         "hosts": [{"nqn": HOSTNQN.decode()}],
         "ports": [{"addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4420", "trtype": "tcp",
                             "treq": "not specified"}, "portid": 1, "referrals": [],
-                   "subsystems": [SUBNQN.decode()], "param": {"inline_data_size": "16384"}}],
+                   "subsystems": [SUBNQN.decode()], "param": {"inline_data_size": "16384"}},
+                  {"addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4421", "trtype": "tcp",
+                            "tsas": "tls1.3", "treq": "not required"}, "portid": 2, "referrals": [],
+                   "subsystems": [SUBNQN.decode()]}],
         "subsystems": [{"nqn": SUBNQN.decode(), "allowed_hosts": [HOSTNQN.decode()],
                         "attr": {"allow_any_host": "0", "serial": "abcdef0123", "model": "fuzz", "version": "1.3"},
                         "namespaces": [{"nsid": 1, "enable": 1,
@@ -259,6 +262,12 @@ def management_rpc():
         req("error.inject", {"backend": "e1", "op": "read", "count": 2, "status": 641}, 2)
     seeds["reload"] = req("reload") + b"\n" + req("config.apply", {"config": {"backends": []}}, 2)
     seeds["bad"] = b"{\"jsonrpc\": 2}\n[1,2]\nnot json\n" + req("nope", id_="x")
+    host = "nqn.2014-08.org.nvmexpress:uuid:7a6b1b0e-3c7e-4d5f-9c0a-00000000000a"
+    seeds["host_secrets"] = req("host.add", {"nqn": nqn, "host": host,
+                                             "dhchap_key": "DHHC-1:01:WulleCBkG4oCs0iIC3Cit9gBDCLWiZ9PNXuhqytWkBIZkvGy:"}) + \
+        b"\n" + req("host.add", {"nqn": nqn, "host": host, "per_subsystem": True,
+                                "tls_psk": "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:"}, 2) + \
+        b"\n" + req("list", id_=3) + b"\n" + req("host.remove", {"nqn": nqn, "host": host}, 4)
     return seeds
 
 

@@ -53,7 +53,7 @@ class TargetTest : public ::testing::Test {
             args.push_back(value);
         }
         args.insert(args.end(), extra.begin(), extra.end());
-        target_ = std::make_unique<TargetProcess>(args, io_port_);
+        target_ = std::make_unique<TargetProcess>(args, ready_port_ ? ready_port_ : io_port_);
         ASSERT_TRUE(target_->started()) << "skiff-target did not answer an ICReq on port " << io_port_
                                         << "\ncommand: " << target_->command_line() << "\noutput:\n"
                                         << target_->log();
@@ -92,6 +92,7 @@ class TargetTest : public ::testing::Test {
 
     uint16_t io_port_ = 0;
     uint16_t disc_port_ = 0;
+    uint16_t ready_port_ = 0; // where start_target() waits for an ICResp (0: io_port_)
     std::unique_ptr<TargetProcess> target_;
 };
 

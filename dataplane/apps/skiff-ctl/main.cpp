@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -259,6 +260,15 @@ int main(int argc, char **argv) {
                      "allowed hash: sha256, sha384, sha512 (repeatable, preferred first)");
     hadd->add_option("--dhchap-dhgroup", dh_groups,
                      "allowed DH group: null, ffdhe2048 ... ffdhe8192 (repeatable, preferred first)");
+    std::string tls_psk, tls_psk_file;
+    auto *psk_opt =
+        hadd->add_option("--tls-psk", tls_psk,
+                         "the host's TLS PSK for NVMe/TCP over TLS (\"NVMeTLSkey-1:01:...:\" as nvme "
+                         "gen-tls-key prints it); adding an allowed host again replaces it");
+    hadd->add_option("--tls-psk-file", tls_psk_file,
+                     "the same, read from a file's first line (keeps the key out of the process list)")
+        ->check(CLI::ExistingFile)
+        ->excludes(psk_opt);
     hadd->add_flag(
         "--per-subsystem", dh_per_subsystem,
         "the secrets apply on this subsystem only (default: every subsystem the host connects to)");
@@ -268,6 +278,12 @@ int main(int argc, char **argv) {
         if (!dh_ctrl_key.empty()) params["dhchap_ctrl_key"] = dh_ctrl_key;
         if (!dh_hashes.empty()) params["dhchap_hashes"] = dh_hashes;
         if (!dh_groups.empty()) params["dhchap_dhgroups"] = dh_groups;
+        if (!tls_psk_file.empty()) {
+            std::ifstream in(tls_psk_file);
+            std::getline(in, tls_psk);
+            while (!tls_psk.empty() && (tls_psk.back() == '\r' || tls_psk.back() == ' ')) tls_psk.pop_back();
+        }
+        if (!tls_psk.empty()) params["tls_psk"] = tls_psk;
         if (dh_per_subsystem) params["per_subsystem"] = true;
     });
     auto *hrm = hst->add_subcommand("remove", "take HOST off the list");

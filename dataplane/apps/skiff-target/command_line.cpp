@@ -3,9 +3,11 @@
 #include "skiff/config/units.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 namespace skiff::target_app {
 
@@ -109,6 +111,14 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--model", o.model, "controller model (up to 40 characters)")->capture_default_str();
     app.add_option("--allow-host", o.allow_hosts,
                    "host NQN allowed to connect (repeatable; default: any host)");
+    app.add_option("--tls", o.tls,
+                   "NVMe/TCP secure channel (TLS 1.3 with PSK) of the --listen listeners (the dedicated\n"
+                   "--discovery listener stays plain):\n"
+                   "none, optional (TLS or plain) or required (TLS only); keys come from --tls-psk-file")
+        ->capture_default_str();
+    app.add_option("--tls-psk-file", o.tls_psk_files,
+                   "HOSTNQN=FILE: FILE holds the TLS PSK of host HOSTNQN as `nvme gen-tls-key` prints it\n"
+                   "(NVMeTLSkey-1:01:...: or NVMeTLSkey-1:02:...:); repeatable, one per host");
     app.add_option("--rdma-srq-depth", o.rdma_srq_depth,
                    "--transport rdma: command capsules in one shared receive queue per poll group and "
                    "RDMA device (32..16384) instead of a receive ring per connection; it also caps each "
@@ -181,7 +191,28 @@ Result<config::Config> config_from_options(const Options &o) {
         if (auto why = nvmeof::target::check_nqn(h); !why.empty())
             return fail("--allow-host \"" + h + "\": " + why);
 
+    if (!nvmeof::target::parse_secure_channel(o.tls))
+        return fail("--tls \"" + o.tls + "\": unknown; use none, optional or required");
+    if (o.tls != "none" && o.transport != "tcp") return fail("--tls goes with --transport tcp");
+
     config::Config c;
+    for (auto &spec : o.tls_psk_files) {
+        size_t eq = spec.rfind('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+            return fail("--tls-psk-file \"" + spec + "\": expected HOSTNQN=FILE");
+        std::string hostnqn = spec.substr(0, eq), file = spec.substr(eq + 1);
+        if (auto why = nvmeof::target::check_nqn(hostnqn); !why.empty())
+            return fail("--tls-psk-file: host NQN \"" + hostnqn + "\": " + why);
+        std::ifstream in(file);
+        std::string key;
+        if (!in || !std::getline(in, key)) return fail("--tls-psk-file: cannot read " + file);
+        if (auto k = nvmeof::tls::parse_interchange(key); !k)
+            return fail("--tls-psk-file " + file + ": " + k.error().message);
+        config::HostConfig h;
+        h.nqn = hostnqn;
+        h.tls_psk = key;
+        c.hosts.push_back(h);
+    }
     c.target.cores = o.cores;
     c.target.datapath = o.datapath;
     c.target.dpa_eus = o.dpa_eus;
@@ -213,7 +244,7 @@ Result<config::Config> config_from_options(const Options &o) {
     for (auto &l : o.listen) {
         auto addr = nvmeof::transport::parse_listen_address(l);
         if (!addr) return fail("--listen " + addr.error().message);
-        c.listeners.push_back({o.transport, addr->host, addr->port, std::nullopt, {}});
+        c.listeners.push_back({o.transport, addr->host, addr->port, std::nullopt, {}, o.tls});
     }
     if (o.discovery != "none") {
         auto addr = nvmeof::transport::parse_listen_address(o.discovery);

@@ -32,6 +32,8 @@ struct Options {
     std::string serial = "SKIFF0001";
     std::string model = "skiff RAM namespace";
     std::vector<std::string> allow_hosts;
+    std::string tls = "none";               // secure_channel of the --listen listeners
+    std::vector<std::string> tls_psk_files; // HOSTNQN=FILE
     int cores = 1;
     std::string datapath = "poll";
     int dpa_eus = 1;

@@ -35,6 +35,13 @@ std::string listener_key(const config::ListenerConfig &l) {
     return l.trtype + " " + l.addr + ":" + std::to_string(l.port);
 }
 
+nvmeof::transport::ListenAddress listen_address(const config::ListenerConfig &l) {
+    nvmeof::transport::ListenAddress a{l.addr, l.port, l.trtype};
+    a.secure_channel =
+        nvmeof::target::parse_secure_channel(l.secure_channel).value_or(tgt::SecureChannel::kNone);
+    return a;
+}
+
 const config::NamespaceConfig *find_ns(const config::SubsystemConfig *s, uint32_t nsid) {
     if (!s) return nullptr;
     for (auto &ns : s->namespaces)
@@ -67,6 +74,11 @@ std::string needs_restart(const Config &cur, const Config &next) {
         return "target.datapath: changing the data path (or target.dpa.eus) needs a restart";
     if (cur.target.management_socket != next.target.management_socket)
         return "target.management_socket: moving the management socket needs a restart";
+    for (auto &n : next.listeners)
+        for (auto &c : cur.listeners)
+            if (listener_key(n) == listener_key(c) && n.secure_channel != c.secure_channel)
+                return "listener " + listener_key(n) +
+                       ": secure_channel is fixed while the listener exists; remove it and add it again";
     if (!(cur.transport() == next.transport()))
         return "transports: queue depth, in-capsule data, I/O size and shared receive queue limits need a "
                "restart";
@@ -107,7 +119,7 @@ Status LiveConfig::attach(TargetService &service) {
     service_ = &service;
     retirement_ = std::make_unique<NamespaceRetirement>(&service);
     for (auto &l : running_.listeners) {
-        auto port = service.add_listener({l.addr, l.port, l.trtype}, false, l.subsystems);
+        auto port = service.add_listener(listen_address(l), false, l.subsystems);
         if (!port) return port.error();
         listeners_.push_back({port->id, l});
     }
@@ -115,7 +127,7 @@ Status LiveConfig::attach(TargetService &service) {
     apply_ana(running_, 0, ana_done);
     if (running_.discovery) {
         const auto &d = *running_.discovery;
-        auto port = service.add_listener({d.addr, d.port, d.trtype}, true);
+        auto port = service.add_listener(listen_address(d), true);
         if (!port) return port.error();
         discovery_ = Listener{port->id, d};
     }
@@ -215,7 +227,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
     if (service_) {
         for (auto &l : next.listeners) {
             if (cur_keys.count(listener_key(l))) continue;
-            auto port = service_->add_listener({l.addr, l.port, l.trtype}, false, l.subsystems);
+            auto port = service_->add_listener(listen_address(l), false, l.subsystems);
             if (!port) {
                 unbind();
                 return refuse("listener " + listener_key(l) + ": " + port.error().message);
@@ -226,7 +238,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
             const auto &d = *next.discovery;
             bool same_addr = cur.discovery && listener_key(*cur.discovery) == listener_key(d);
             if (!same_addr) {
-                auto port = service_->add_listener({d.addr, d.port, d.trtype}, true);
+                auto port = service_->add_listener(listen_address(d), true);
                 if (!port) {
                     unbind();
                     return refuse("discovery " + listener_key(d) + ": " + port.error().message);
@@ -333,10 +345,15 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
         done.push_back("discovery referrals: " + std::to_string(next.referrals.size()));
     }
     if (cur.hosts != next.hosts) {
-        target_.set_host_auth(config::host_auth_map(next));
-        // Names only: the secrets never reach a log.
-        done.push_back("DH-HMAC-CHAP secrets set for " + std::to_string(next.hosts.size()) + " host entr" +
-                       (next.hosts.size() == 1 ? "y" : "ies") + " (connected queues keep theirs)");
+        auto auth = config::host_auth_map(next);
+        auto psks = config::tls_psk_map(next);
+        const size_t n_auth = auth.size(), n_psk = psks.size();
+        target_.set_host_auth(std::move(auth));
+        target_.tls_psks().replace(std::move(psks));
+        // Counts only: the secrets never reach a log.
+        auto entries = [](size_t n) { return std::to_string(n) + " host entr" + (n == 1 ? "y" : "ies"); };
+        done.push_back("DH-HMAC-CHAP secrets set for " + entries(n_auth) + ", TLS PSKs for " +
+                       entries(n_psk) + " (connected queues keep theirs)");
     }
     if (cur.target.log_level != next.target.log_level) {
         if (auto level = log::parse_level(next.target.log_level)) log::set_level(*level);
@@ -440,11 +457,9 @@ json LiveConfig::listeners_json() const {
     std::lock_guard lock(mu_);
     json out = json::array();
     auto one = [&](const Listener &l, bool discovery) {
-        json j = {{"port_id", l.port_id},
-                  {"trtype", l.config.trtype},
-                  {"addr", l.config.addr},
-                  {"port", l.config.port},
-                  {"discovery_only", discovery}};
+        json j = {{"port_id", l.port_id},        {"trtype", l.config.trtype},
+                  {"addr", l.config.addr},       {"port", l.config.port},
+                  {"discovery_only", discovery}, {"secure_channel", l.config.secure_channel}};
         if (service_)
             if (auto a = service_->listener_address(l.port_id)) j["bound"] = a->str();
         if (l.config.subsystems) j["subsystems"] = *l.config.subsystems;

@@ -330,8 +330,14 @@ json ManagementServer::handle(const json &request) {
     return resp;
 }
 
-// host.add may carry DH-HMAC-CHAP secrets: they become the host's hosts[] entry (for this
-// subsystem only with "per_subsystem": true). host.remove drops the entry for this subsystem.
+static bool has_secrets(const json &params) {
+    return params.contains("dhchap_key") || params.contains("tls_psk");
+}
+
+// host.add may carry DH-HMAC-CHAP secrets and a TLS PSK: they go into the host's hosts[] entry
+// (for this subsystem only with "per_subsystem": true). Secrets of one kind replace that kind
+// in an existing entry (a new dhchap_key drops the old ctrl key, hashes and groups) and leave
+// the other kind as it was. host.remove drops the entry for this subsystem.
 static void set_host_secrets(json &doc, bool add, const std::string &nqn, const std::string &host,
                              const json &params) {
     if (!doc.contains("hosts")) doc["hosts"] = json::array();
@@ -346,15 +352,24 @@ static void set_host_secrets(json &doc, bool add, const std::string &nqn, const 
             hosts.end());
         return;
     }
-    if (!params.contains("dhchap_key")) return;
-    json entry = {{"nqn", host}};
-    if (per_subsystem) entry["subsystem"] = nqn;
-    for (const char *key : {"dhchap_key", "dhchap_ctrl_key", "dhchap_hashes", "dhchap_dhgroups"})
-        if (params.contains(key)) entry[key] = params[key];
-    hosts.erase(
-        std::remove_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, per_subsystem); }),
-        hosts.end());
-    hosts.push_back(entry);
+    if (!has_secrets(params)) return;
+    auto it =
+        std::find_if(hosts.begin(), hosts.end(), [&](const json &h) { return matches(h, per_subsystem); });
+    if (it == hosts.end()) {
+        json entry = {{"nqn", host}};
+        if (per_subsystem) entry["subsystem"] = nqn;
+        hosts.push_back(entry);
+        it = hosts.end() - 1;
+    }
+    json &entry = *it;
+    static constexpr const char *kDhchap[] = {"dhchap_key", "dhchap_ctrl_key", "dhchap_hashes",
+                                              "dhchap_dhgroups"};
+    if (params.contains("dhchap_key"))
+        for (const char *key : kDhchap) {
+            entry.erase(key);
+            if (params.contains(key)) entry[key] = params[key];
+        }
+    if (params.contains("tls_psk")) entry["tls_psk"] = params["tls_psk"];
 }
 
 json ManagementServer::dispatch(const std::string &method, const json &params) {
@@ -474,7 +489,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         auto it = std::find(hosts.begin(), hosts.end(), host);
         if (method == "host.add") {
             // An allowed host may be added again to set or change its secrets.
-            if (it != hosts.end() && !params.contains("dhchap_key"))
+            if (it != hosts.end() && !has_secrets(params))
                 throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is already allowed"};
             if (it == hosts.end()) hosts.push_back(host);
             s["allow_any_host"] = false; // a host list means only those hosts

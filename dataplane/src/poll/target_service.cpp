@@ -41,6 +41,7 @@ TargetService::open_listener(const ListenAddress &addr, bool discovery_only,
     port.trsvcid = std::to_string(bound.port);
     port.discovery_only = discovery_only;
     port.subsystems = std::move(subsystems);
+    port.secure_channel = addr.secure_channel;
     port = target_.add_port(port);
     {
         std::lock_guard lock(listeners_mu_);
@@ -52,14 +53,17 @@ TargetService::open_listener(const ListenAddress &addr, bool discovery_only,
         ev.data.u64 = port.id;
         epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, *fd, &ev);
     }
+    std::string tls = addr.secure_channel == nvmeof::target::SecureChannel::kNone
+                          ? ""
+                          : std::string(", TLS ") + nvmeof::target::to_string(addr.secure_channel);
     if (discovery_only) {
-        log->info("listening: {} {} (discovery)", t->name(), bound.str());
+        log->info("listening: {} {} (discovery{})", t->name(), bound.str(), tls);
     } else {
         std::string names;
         for (auto &s : target_.subsystems())
             if (port.lists(s->nqn())) names += (names.empty() ? "" : ", ") + s->nqn();
-        log->info("listening: {} {} (subsystem {}; discovery too)", t->name(), bound.str(),
-                  names.empty() ? "none" : names);
+        log->info("listening: {} {} (subsystem {}; discovery too{})", t->name(), bound.str(),
+                  names.empty() ? "none" : names, tls);
     }
     return port;
 }

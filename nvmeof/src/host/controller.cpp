@@ -28,6 +28,7 @@ QueueConfig queue_config(const ConnectOptions &o, uint16_t qid, uint16_t size) {
     c.data_digest = o.data_digest;
     c.hpda = o.hpda;
     c.timeout = o.timeout;
+    if (o.tls_psk) c.tls = tls::session_psk(*o.tls_psk, o.host.hostnqn, o.subnqn);
     return c;
 }
 

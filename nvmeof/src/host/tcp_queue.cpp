@@ -39,6 +39,9 @@ Result<std::unique_ptr<TcpQueue>> TcpQueue::connect(const QueueConfig &config) {
     Result<TcpSocket> sock = TcpSocket::connect(config.addr, config.port, config.timeout);
     if (!sock) return sock.error();
     q->sock_ = std::move(sock.value());
+    if (config.tls)
+        if (Status st = q->sock_.start_tls(*config.tls, deadline_after(config.timeout)); !st)
+            return st.error();
     if (Status st = q->handshake(); !st) return st.error();
     return q;
 }

@@ -1,5 +1,7 @@
 #include "skiff/nvmeof/host/tcp_socket.hpp"
 
+#include "skiff/nvmeof/tls/tls_session.hpp"
+
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -33,7 +35,8 @@ TcpSocket::~TcpSocket() {
     close();
 }
 
-TcpSocket::TcpSocket(TcpSocket &&other) noexcept : fd_(other.fd_), peer_(std::move(other.peer_)) {
+TcpSocket::TcpSocket(TcpSocket &&other) noexcept
+    : fd_(other.fd_), tls_(std::move(other.tls_)), peer_(std::move(other.peer_)) {
     other.fd_ = -1;
 }
 
@@ -41,6 +44,7 @@ TcpSocket &TcpSocket::operator=(TcpSocket &&other) noexcept {
     if (this != &other) {
         close();
         fd_ = other.fd_;
+        tls_ = std::move(other.tls_);
         peer_ = std::move(other.peer_);
         other.fd_ = -1;
     }
@@ -48,6 +52,7 @@ TcpSocket &TcpSocket::operator=(TcpSocket &&other) noexcept {
 }
 
 void TcpSocket::close() {
+    tls_.reset();
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
 }
@@ -119,7 +124,7 @@ Status TcpSocket::send_all(iovec *iov, int iovcnt, Deadline deadline, bool more)
         }
         msg.msg_iov = iov;
         msg.msg_iovlen = static_cast<size_t>(iovcnt);
-        ssize_t n = ::sendmsg(fd_, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+        ssize_t n = io_sendmsg(msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK) return errno_error("send to", peer_, errno);
@@ -148,7 +153,8 @@ Status TcpSocket::send_all(const void *data, size_t len, Deadline deadline) {
 Result<size_t> TcpSocket::recv_some(void *data, size_t len, Deadline deadline) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
     for (;;) {
-        ssize_t n = ::recv(fd_, data, len, 0);
+        iovec v{data, len};
+        ssize_t n = io_readv(&v, 1);
         if (n >= 0) return static_cast<size_t>(n);
         if (errno == EINTR) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK) return errno_error("receive from", peer_, errno);
@@ -174,7 +180,8 @@ Status TcpSocket::recv_exact(void *data, size_t len, Deadline deadline) {
 Result<size_t> TcpSocket::try_recv(void *data, size_t len) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
     for (;;) {
-        ssize_t n = ::recv(fd_, data, len, 0);
+        iovec v{data, len};
+        ssize_t n = io_readv(&v, 1);
         if (n > 0) return static_cast<size_t>(n);
         if (n == 0) return make_error(DOCA_ERROR_CONNECTION_RESET, "connection closed by " + peer_);
         if (errno == EINTR) continue;
@@ -186,7 +193,7 @@ Result<size_t> TcpSocket::try_recv(void *data, size_t len) {
 Result<size_t> TcpSocket::try_readv(iovec *iov, int iovcnt) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
     for (;;) {
-        ssize_t n = ::readv(fd_, iov, iovcnt);
+        ssize_t n = io_readv(iov, iovcnt);
         if (n > 0) return static_cast<size_t>(n);
         if (n == 0) return make_error(DOCA_ERROR_CONNECTION_RESET, "connection closed by " + peer_);
         if (errno == EINTR) continue;
@@ -205,7 +212,7 @@ Status TcpSocket::recv_exact(iovec *iov, int iovcnt, Deadline deadline) {
             --iovcnt;
             continue;
         }
-        ssize_t n = ::readv(fd_, iov, iovcnt);
+        ssize_t n = io_readv(iov, iovcnt);
         if (n == 0)
             return make_error(DOCA_ERROR_CONNECTION_RESET, "connection closed by " + peer_ + " after " +
                                                                std::to_string(got) + " of " +
@@ -233,6 +240,7 @@ Status TcpSocket::recv_exact(iovec *iov, int iovcnt, Deadline deadline) {
 
 Result<bool> TcpSocket::wait_readable(std::chrono::milliseconds timeout) {
     if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "receive from " + peer_ + ": socket is closed");
+    if (tls_ && tls_->has_pending()) return true; // records already off the socket
     for (;;) {
         pollfd p{fd_, POLLIN, 0};
         int rc = ::poll(&p, 1, static_cast<int>(timeout.count()));
@@ -240,6 +248,42 @@ Result<bool> TcpSocket::wait_readable(std::chrono::milliseconds timeout) {
         if (rc == 0) return false;
         if (errno != EINTR) return errno_error("poll() on", peer_, errno);
     }
+}
+
+Status TcpSocket::start_tls(const tls::SessionPsk &psk, Deadline deadline) {
+    if (fd_ < 0) return make_error(DOCA_ERROR_NOT_CONNECTED, "TLS to " + peer_ + ": socket is closed");
+    auto session = tls::TlsSession::connect(fd_, psk);
+    if (!session) return session.error();
+    for (;;) {
+        switch ((*session)->handshake()) {
+        case tls::TlsSession::Step::kDone:
+            tls_ = std::move(session).value();
+            return Status::success();
+        case tls::TlsSession::Step::kWantRead:
+            if (Status st = wait_for(POLLIN, deadline, "TLS handshake with"); !st) return st;
+            break;
+        case tls::TlsSession::Step::kWantWrite:
+            if (Status st = wait_for(POLLOUT, deadline, "TLS handshake with"); !st) return st;
+            break;
+        case tls::TlsSession::Step::kFailed:
+            return make_error(DOCA_ERROR_CONNECTION_ABORTED,
+                              "TLS handshake with " + peer_ + " failed: " + (*session)->error());
+        }
+    }
+}
+
+ssize_t TcpSocket::io_sendmsg(const msghdr &msg, int flags) {
+    if (tls_ && !tls_->ktls_send()) return tls_->writev(msg.msg_iov, static_cast<int>(msg.msg_iovlen));
+    return ::sendmsg(fd_, &msg, flags);
+}
+
+ssize_t TcpSocket::io_readv(iovec *iov, int iovcnt) {
+    if (tls_) {
+        ssize_t n = tls_->readv(iov, iovcnt);
+        if (n < 0 && errno == EIO) errno = ECONNRESET; // the session's error() has the detail
+        return n;
+    }
+    return ::readv(fd_, iov, iovcnt);
 }
 
 } // namespace skiff::nvmeof::host

@@ -17,7 +17,13 @@ nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t
     e.trtype = rdma ? NVMF_TRTYPE_RDMA : NVMF_TRTYPE_TCP;
     e.adrfam = port.traddr.find(':') != std::string::npos ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
     e.subtype = subtype;
-    e.treq = NVMF_TREQ_DISABLE_SQFLOW; // secure channel not specified; SQ flow control may be disabled
+    // TREQ bits 1:0: secure channel 01b required, 10b not required (TLS optional or none:
+    // a plain connection is accepted). SQ flow control may be disabled either way.
+    bool tls = !rdma && port.secure_channel != SecureChannel::kNone;
+    e.treq = NVMF_TREQ_DISABLE_SQFLOW;
+    if (tls)
+        e.treq |=
+            port.secure_channel == SecureChannel::kRequired ? NVMF_TREQ_REQUIRED : NVMF_TREQ_NOT_REQUIRED;
     e.portid = port.id;
     e.cntlid = 0xFFFF; // dynamic controller model
     e.asqsz = 32;
@@ -29,7 +35,7 @@ nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t
         e.tsas.rdma.prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
         e.tsas.rdma.cms = NVMF_RDMA_CMS_RDMA_CM;
     } else {
-        e.tsas.tcp.sectype = NVMF_TCP_SECTYPE_NONE;
+        e.tsas.tcp.sectype = tls ? NVMF_TCP_SECTYPE_TLS13 : NVMF_TCP_SECTYPE_NONE;
     }
     return e;
 }

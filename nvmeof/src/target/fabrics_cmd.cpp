@@ -137,6 +137,15 @@ void execute_connect(Request &req) {
         fail_connect_param(req, false, offsetof(ConnectCmd, qid));
         return complete(req);
     }
+    if (const tls::PskIdentity *id = q.transport().tls_identity();
+        id && (id->hostnqn != hostnqn || (id->subnqn != subnqn && !subsys->is_discovery()))) {
+        skiff::log::get("nvmeof")->warn(
+            "connect from {} rejected: host {} to {} over a TLS session whose PSK "
+            "identity names host {} and subsystem {}",
+            q.transport().peer_name(), hostnqn, subnqn, id->hostnqn, id->subnqn);
+        req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST);
+        return complete(req);
+    }
     if (cmd.qid == 0)
         connect_admin(req, cmd, data, hostnqn, subsys);
     else

@@ -1,5 +1,7 @@
 #include "send_queue.hpp"
 
+#include "skiff/nvmeof/tls/tls_session.hpp"
+
 #include <cerrno>
 #include <climits>
 #include <sys/socket.h>
@@ -15,7 +17,7 @@ SendItem *SendQueue::reserve() {
 
 // One sendmsg() over up to 256 iovecs from the head, skipping what was already sent: a full
 // queue of 4 KiB reads (C2HData header, data, response: three iovecs each) goes out at once.
-ssize_t SendQueue::send_batch(int fd) {
+ssize_t SendQueue::send_batch(int fd, tls::TlsSession *tls) {
     constexpr int kMaxIov = 256;
     iovec iov[kMaxIov];
     int cnt = 0;
@@ -35,10 +37,15 @@ ssize_t SendQueue::send_batch(int fd) {
             iov[cnt++] = v;
         }
     }
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = cnt;
-    ssize_t n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n;
+    if (tls && !tls->ktls_send()) {
+        n = tls->writev(iov, cnt);
+    } else {
+        msghdr msg{};
+        msg.msg_iov = iov;
+        msg.msg_iovlen = cnt;
+        n = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
     if (n < 0) return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -1;
     return n;
 }

@@ -7,6 +7,10 @@
 #include <sys/uio.h>
 #include <vector>
 
+namespace skiff::nvmeof::tls {
+class TlsSession;
+}
+
 namespace skiff::nvmeof::tcp {
 
 struct TcpRequest;
@@ -33,13 +37,14 @@ class SendQueue {
     bool empty() const { return size_ == 0; }
 
     // Sends as much as the socket takes. Calls done(item) for each item fully sent.
-    // Returns false on a socket error (other than EAGAIN).
+    // Returns false on a socket error (other than EAGAIN). With a TLS session whose keys the
+    // kernel does not hold, the bytes go through the session's records instead of sendmsg.
     template <typename Done>
-    bool flush(int fd, Done &&done);
+    bool flush(int fd, tls::TlsSession *tls, Done &&done);
 
   private:
     size_t next(size_t i) const { return i + 1 == items_.size() ? 0 : i + 1; }
-    ssize_t send_batch(int fd);
+    ssize_t send_batch(int fd, tls::TlsSession *tls);
 
     std::vector<SendItem> items_;
     size_t head_ = 0, tail_ = 0, size_ = 0;
@@ -47,9 +52,9 @@ class SendQueue {
 };
 
 template <typename Done>
-bool SendQueue::flush(int fd, Done &&done) {
+bool SendQueue::flush(int fd, tls::TlsSession *tls, Done &&done) {
     while (size_) {
-        ssize_t n = send_batch(fd);
+        ssize_t n = send_batch(fd, tls);
         if (n < 0) return false;
         if (n == 0) return true; // socket full
         size_t left = static_cast<size_t>(n) + head_sent_;

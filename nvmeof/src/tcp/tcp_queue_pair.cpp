@@ -54,6 +54,7 @@ const char *to_string(TcpRequestState state) {
 TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, target::Port port)
     : fd_(fd), peer_(std::move(peer)), target_(target), queue_(target, std::move(port), *this),
       limits_(target.limits()), stall_(limits_.stall_timeout_ms), sendq_(kPreQueueSendItems) {
+    if (queue_.port().secure_channel != target::SecureChannel::kNone) channel_ = Channel::kDetect;
     next_pdu();
 }
 
@@ -107,6 +108,7 @@ void TcpQueuePair::expect(RecvState state, uint8_t *dst, uint32_t len) {
 }
 
 void TcpQueuePair::on_readable() {
+    if (channel_ != Channel::kReady && !establish()) return;
     rx_drained_ = false;
     // Bounded work per call so one busy connection cannot starve the others in the group.
     for (int budget = 512; budget > 0 && rx_state_ != RecvState::kStopped && !finished_; --budget) {
@@ -140,22 +142,17 @@ bool TcpQueuePair::receive() {
     // read in place, the staging buffer taking what follows it.
     bool in_place = rx_state_ == RecvState::kData;
     iovec iov[2] = {{rx_ptr_, in_place ? rx_left_ : 0}, {staging_.get(), kStagingBytes}};
-    ssize_t n;
-    if (in_place) {
-        msghdr msg{};
-        msg.msg_iov = iov;
-        msg.msg_iovlen = 2;
-        n = ::recvmsg(fd_, &msg, MSG_DONTWAIT);
-    } else {
-        n = ::recv(fd_, staging_.get(), kStagingBytes, MSG_DONTWAIT);
-    }
+    ssize_t n = in_place ? read_socket(iov, 2) : read_socket(&iov[1], 1);
     if (n == 0) {
         finish("peer closed the connection");
         return false;
     }
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
-        log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
+        if (tls_ && errno == EIO)
+            log_->warn("{}: {}", peer_, tls_->error());
+        else
+            log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
         finish("receive error");
         return false;
     }
@@ -174,14 +171,18 @@ bool TcpQueuePair::receive() {
 }
 
 bool TcpQueuePair::receive_exact() {
-    ssize_t n = ::recv(fd_, rx_ptr_, rx_left_, MSG_DONTWAIT);
+    iovec iov{rx_ptr_, rx_left_};
+    ssize_t n = read_socket(&iov, 1);
     if (n == 0) {
         finish("peer closed the connection");
         return false;
     }
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
-        log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
+        if (tls_ && errno == EIO)
+            log_->warn("{}: {}", peer_, tls_->error());
+        else
+            log_->info("{}: receive failed: {}", peer_, std::strerror(errno));
         finish("receive error");
         return false;
     }
@@ -562,15 +563,23 @@ void TcpQueuePair::fatal(uint16_t fes, uint32_t fei, const char *what) {
 void TcpQueuePair::flush() {
     if (finished_) return;
     responses_queued_ = false;
-    bool ok = sendq_.flush(fd_, [this](SendItem &it) {
+    bool ok = sendq_.flush(fd_, tls_.get(), [this](SendItem &it) {
         if (it.frees_request) free_request(*it.req);
     });
-    if (!ok) return finish("send failed");
+    if (!ok) {
+        if (tls_ && errno == EIO) log_->warn("{}: {}", peer_, tls_->error());
+        return finish("send failed");
+    }
     if (sendq_.empty() && close_when_sent_) return finish(close_reason_);
     if (sendq_.empty() && queue_.disconnect_requested()) return finish(queue_.disconnect_reason());
 }
 
 bool TcpQueuePair::progress() {
+    // Records OpenSSL already took off the socket raise no readiness event: read them here.
+    if (tls_ && !finished_ && channel_ == Channel::kReady && tls_->has_pending()) {
+        on_readable();
+        return true;
+    }
     if (finished_ || (!queue_.has_deferred() && !responses_queued_)) return false;
     if (queue_.has_deferred()) queue_.run_deferred();
     flush();

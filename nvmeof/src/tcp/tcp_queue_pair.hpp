@@ -9,6 +9,7 @@
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
 #include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/tls/tls_session.hpp"
 #include "skiff/nvmeof/transport/connection.hpp"
 #include "tcp_request.hpp"
 
@@ -34,8 +35,11 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
         on_readable();
         return rx_got_;
     }
-    void on_writable() override { flush(); }
-    bool wants_write() const override { return !sendq_.empty(); }
+    void on_writable() override {
+        if (channel_ != Channel::kReady) return on_readable(); // the handshake waits to send
+        flush();
+    }
+    bool wants_write() const override { return !sendq_.empty() || handshake_wants_write_; }
     bool progress() override;
     void poll(uint64_t now_ms) override;
     // Requests whose backend I/O is in flight keep the connection (and their buffers) alive.
@@ -45,9 +49,18 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     // target::TransportOps
     void queue_response(target::Request &req) override;
     const char *peer_name() const override { return peer_.c_str(); }
+    const tls::PskIdentity *tls_identity() const override { return tls_ ? &tls_->peer() : nullptr; }
 
   private:
     enum class RecvState : uint8_t { kCommonHeader, kPduHeader, kPad, kData, kDataDigest, kStopped };
+
+    // Before the first PDU on a listener with a secure channel: a TLS ClientHello or (optional
+    // only) a plain ICReq, then the handshake (tcp_queue_pair_channel.cpp).
+    enum class Channel : uint8_t { kDetect, kHandshake, kReady };
+    bool establish(); // true once PDUs may flow
+    bool detect_first_byte();
+    bool run_handshake();
+    ssize_t read_socket(iovec *iov, int iovcnt); // plain or through TLS
 
     // Receive stages.
     void expect(RecvState state, uint8_t *dst, uint32_t len);
@@ -92,6 +105,11 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     target::Target &target_;
     target::Queue queue_;
     const target::Limits limits_;
+
+    // TLS (nullptr: plain NVMe/TCP).
+    Channel channel_ = Channel::kReady;
+    std::unique_ptr<tls::TlsSession> tls_;
+    bool handshake_wants_write_ = false;
 
     // Negotiated at ICReq.
     bool ic_done_ = false;

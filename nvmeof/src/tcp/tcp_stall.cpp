@@ -18,6 +18,10 @@ bool TcpQueuePair::stalled(uint64_t now_ms) {
     const char *what;
     if (rx_state_ == RecvState::kStopped)
         what = "did not take the connection's termination";
+    else if (channel_ == Channel::kDetect)
+        what = "sent neither a TLS ClientHello nor an ICReq";
+    else if (channel_ == Channel::kHandshake)
+        what = "did not finish the TLS handshake";
     else if (mid_pdu())
         what = "stopped in the middle of a PDU";
     else if (!ic_done_)

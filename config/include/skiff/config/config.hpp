@@ -98,16 +98,19 @@ struct AnaStateConfig {
     bool operator==(const AnaStateConfig &) const = default;
 };
 
-// A host's DH-HMAC-CHAP secrets (in-band authentication). With `subsystem` empty the entry
+// A host's secrets: its DH-HMAC-CHAP keys (in-band authentication) and its TLS PSK (the
+// NVMe/TCP secure channel); an entry carries either or both. With `subsystem` empty the entry
 // applies to every subsystem the host connects to; an entry naming a subsystem overrides it
-// there. Secrets are "DHHC-1:xx:<base64>:" strings as `nvme gen-dhchap-key` prints them.
+// there. DH-HMAC-CHAP secrets are "DHHC-1:xx:<base64>:" strings as `nvme gen-dhchap-key`
+// prints them, the PSK "NVMeTLSkey-1:xx:<base64>:" as `nvme gen-tls-key` prints it.
 struct HostConfig {
     std::string nqn;
     std::string subsystem;
-    std::string dhchap_key;
+    std::string dhchap_key;                   // empty: the host does not authenticate
     std::string dhchap_ctrl_key;              // empty: unidirectional only
     std::vector<std::string> dhchap_hashes;   // "sha256", ...; preferred first; empty: all
     std::vector<std::string> dhchap_dhgroups; // "null", "ffdhe2048", ...; empty: all
+    std::string tls_psk;                      // empty: no TLS for this host
 
     bool operator==(const HostConfig &) const = default;
 };
@@ -119,6 +122,8 @@ struct ListenerConfig {
     // The subsystems reachable through this listener; absent: every subsystem.
     std::optional<std::vector<std::string>> subsystems;
     std::vector<AnaStateConfig> ana;
+    // NVMe/TCP secure channel: "none", "optional" (TLS or plain) or "required" (TLS only).
+    std::string secure_channel = "none";
 
     // The configured state of `group` of subsystem `nqn` through this listener.
     std::string ana_state(const std::string &nqn, uint32_t group) const;
@@ -143,7 +148,7 @@ struct Config {
     std::vector<ListenerConfig> listeners;
     std::optional<ListenerConfig> discovery; // a dedicated discovery listener
     std::vector<ReferralConfig> referrals;
-    std::vector<HostConfig> hosts; // DH-HMAC-CHAP secrets per host (and subsystem)
+    std::vector<HostConfig> hosts; // DH-HMAC-CHAP secrets and TLS PSKs per host (and subsystem)
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;

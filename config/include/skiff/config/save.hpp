@@ -8,11 +8,12 @@
 
 namespace skiff::config {
 
-// The whole configuration, DH-HMAC-CHAP secrets included (a saved file is written 0600).
+// The whole configuration, DH-HMAC-CHAP secrets and TLS PSKs included (a saved file is written
+// 0600).
 nlohmann::json to_json(const Config &config);
 
 // What a person is shown (skiff-ctl list, logs): the same document with every host's
-// dhchap_key / dhchap_ctrl_key replaced by kRedacted, so one sees that a key is set, not the key.
+// dhchap_key / dhchap_ctrl_key / tls_psk replaced by kRedacted, so one sees that a key is set, not the key.
 constexpr const char *kRedacted = "(set, not shown)";
 nlohmann::json redact_secrets(nlohmann::json config);
 

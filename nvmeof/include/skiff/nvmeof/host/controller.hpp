@@ -17,6 +17,7 @@
 
 #include "skiff/core/status.hpp"
 #include "skiff/nvmeof/host/dhchap.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/host/fabrics.hpp"
 #include "skiff/nvmeof/host/tcp_queue.hpp"
 
@@ -52,6 +53,9 @@ struct ConnectOptions {
     // DH-HMAC-CHAP secrets: every queue whose Connect response asks for authentication runs a
     // transaction with them (a controller that asks while no secret is set is an error).
     DhchapOptions dhchap;
+    // NVMe/TCP over TLS 1.3: the configured PSK (interchange form parsed by
+    // tls::parse_interchange); every queue offers the identity "NVMe0R0<h> <hostnqn> <subnqn>".
+    std::optional<tls::ConfiguredPsk> tls_psk;
 };
 
 // The discovery log page (70h): header fields and every entry.

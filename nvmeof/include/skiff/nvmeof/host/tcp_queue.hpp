@@ -12,6 +12,7 @@
 #include "skiff/nvmeof/host/pdu_framing.hpp"
 #include "skiff/nvmeof/host/rx_stream.hpp"
 #include "skiff/nvmeof/host/tcp_socket.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/host/tx_batch.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
@@ -35,6 +36,8 @@ struct QueueConfig {
     uint8_t hpda = 0;    // ask the controller to align C2H data at (hpda + 1) * 4
     uint32_t maxr2t = 0; // 0's based number of R2Ts the controller may have outstanding per command
     std::chrono::milliseconds timeout{10000}; // connect, and any single PDU once it has started
+    // NVMe/TCP over TLS 1.3: the identity and TLS PSK to offer (tls::session_psk()); unset: plain.
+    std::optional<tls::SessionPsk> tls;
 };
 
 // The outcome of one command the controller answered.

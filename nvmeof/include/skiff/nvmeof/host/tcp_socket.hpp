@@ -3,12 +3,15 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/tls/tls_session.hpp"
 
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace skiff::nvmeof::host {
@@ -59,6 +62,12 @@ class TcpSocket {
     // Fills every iovec completely (modified in place), in as few system calls as possible.
     Status recv_exact(iovec *iov, int iovcnt, Deadline deadline);
 
+    // NVMe/TCP secure channel: a TLS 1.3 handshake offering psk's identity. Afterwards every
+    // call above sends and receives through the session (user-space records, or kTLS).
+    Status start_tls(const tls::SessionPsk &psk, Deadline deadline);
+    bool tls() const { return tls_ != nullptr; }
+    const tls::TlsSession *tls_session() const { return tls_.get(); }
+
     void close();
     bool is_open() const { return fd_ >= 0; }
     int fd() const { return fd_; }
@@ -66,8 +75,12 @@ class TcpSocket {
 
   private:
     Status wait_for(short events, Deadline deadline, const char *what);
+    // sendmsg / readv / recv, or through the TLS session: same contract (-1 and errno).
+    ssize_t io_sendmsg(const msghdr &msg, int flags);
+    ssize_t io_readv(iovec *iov, int iovcnt);
 
     int fd_ = -1;
+    std::unique_ptr<tls::TlsSession> tls_;
     std::string peer_; // "addr:port", for messages
 };
 

@@ -8,6 +8,12 @@
 
 namespace skiff::nvmeof::target {
 
+// TLS on an NVMe/TCP listener (TP 8011): none (plain NVMe/TCP only), optional (either: a TLS
+// ClientHello or a plain ICReq), required (TLS only; a plain ICReq is refused).
+enum class SecureChannel : uint8_t { kNone, kOptional, kRequired };
+const char *to_string(SecureChannel sc);
+std::optional<SecureChannel> parse_secure_channel(const std::string &text);
+
 struct Port {
     uint16_t id = 0;
     std::string trtype = "tcp"; // "tcp" or "rdma" (discovery log TRTYPE)
@@ -18,6 +24,8 @@ struct Port {
     bool discovery_only = false;
     // The NVM subsystems an I/O listener exposes; nullopt: every subsystem (the default).
     std::optional<std::vector<std::string>> subsystems;
+
+    SecureChannel secure_channel = SecureChannel::kNone; // tcp only
 
     bool lists(const std::string &nqn) const;
 };

@@ -15,6 +15,7 @@
 #include "skiff/nvmeof/target/poll_context.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/request.hpp"
+#include "skiff/nvmeof/tls/psk.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,10 @@ class TransportOps {
     // The largest transfer this connection can move (bytes); 0: the target's limit. An admin
     // Connect gives its controller the smaller of the two as MDTS.
     virtual uint32_t max_transfer() const { return 0; }
+    // NVMe/TCP over TLS: the PSK identity the handshake accepted. A Connect must name its host
+    // NQN (and, outside discovery, its subsystem NQN): a key admits only the host it was
+    // configured for. nullptr: no TLS on this connection.
+    virtual const tls::PskIdentity *tls_identity() const { return nullptr; }
 };
 
 class Queue {

@@ -10,6 +10,7 @@
 #include "skiff/nvmeof/target/limits.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/tls/psk_store.hpp"
 
 #include <map>
 #include <memory>
@@ -73,6 +74,9 @@ class Target {
     // The entry for this host on this subsystem (the specific one, else the host's general
     // one), or nullptr: the host connects without authentication.
     std::shared_ptr<const HostAuth> host_auth(const std::string &hostnqn, const std::string &subnqn) const;
+    // The hosts' TLS PSKs (NVMe/TCP secure channel), read at each TLS handshake.
+    tls::PskStore &tls_psks() { return tls_psks_; }
+    const tls::PskStore &tls_psks() const { return tls_psks_; }
 
     // Bumped when subsystems, ports or host lists change (discovery log GENCTR).
     uint64_t discovery_generation() const;
@@ -80,6 +84,7 @@ class Target {
   private:
     Limits limits_;
     Admission admission_{limits_};
+    tls::PskStore tls_psks_;
     mutable std::mutex mu_;
     std::shared_ptr<Subsystem> discovery_;
     std::vector<std::shared_ptr<Subsystem>> subsystems_;

@@ -20,6 +20,7 @@ struct ListenAddress {
     std::string host; // dotted IPv4
     uint16_t port = 0;
     std::string trtype = "tcp"; // which transport serves it: "tcp" or "rdma"
+    target::SecureChannel secure_channel = target::SecureChannel::kNone; // tcp: TLS none/optional/required
 
     std::string str() const { return host + ":" + std::to_string(port); }
 };

@@ -1,0 +1,68 @@
+// NVMe/TCP pre-shared keys (NVMe/TCP transport specification, "Transport Layer Security"; TP
+// 8011): the configured PSK in its interchange form ("NVMeTLSkey-1:01:<base64 key+CRC32>:",
+// what `nvme gen-tls-key` prints), the retained PSK derived from it for one host, the TLS PSK
+// identity "NVMe0R0<h> <hostnqn> <subnqn>" and the TLS PSK derived for that identity, which is
+// what both TLS 1.3 endpoints finally use as their external PSK.
+#pragma once
+
+#include "skiff/core/status.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skiff::nvmeof::tls {
+
+// The hash indicator of the interchange format and of the PSK identity. For a configured PSK,
+// kNone means "use the key as the retained PSK" (no transform).
+enum class PskHash : uint8_t { kNone = 0, kSha256 = 1, kSha384 = 2 };
+
+struct ConfiguredPsk {
+    PskHash hash = PskHash::kNone;
+    std::vector<uint8_t> key; // 32 or 48 bytes
+
+    // The hash that derives the TLS PSK and picks the cipher suite: the indicator, or for
+    // kNone the one whose output length is the key's (32: SHA-256, 48: SHA-384).
+    PskHash cipher_hash() const;
+};
+
+// Parses "NVMeTLSkey-1:HH:<base64>:" (HH 00, 01 or 02); the base64 text holds the key and its
+// CRC-32 (little endian), which must match. Errors say what is wrong, never the key.
+Result<ConfiguredPsk> parse_interchange(std::string_view text);
+// The interchange form of a key (tests and tools; the target never prints keys).
+std::string format_interchange(const ConfiguredPsk &psk);
+
+// Retained PSK = HKDF-Expand-Label(HKDF-Extract(0, configured), "HostNQN", hostnqn, len).
+std::vector<uint8_t> retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn);
+
+// "NVMe0R0<h> <hostnqn> <subnqn>" (identity format version 0, retained PSK).
+std::string psk_identity(PskHash hash, std::string_view hostnqn, std::string_view subnqn);
+
+// TLS PSK = HKDF-Expand-Label(HKDF-Extract(0, retained), "nvme-tls-psk", context, len) with the
+// identity's hash; context is the identity for version 0 and "<hh> <digest>" for version 1.
+std::vector<uint8_t> tls_psk(PskHash hash, const std::vector<uint8_t> &retained, std::string_view context);
+
+// Version 1 identities carry a digest: base64(HMAC(retained, "<hostnqn> <subnqn> NVMe-over-Fabrics")).
+std::string identity_digest(PskHash hash, const std::vector<uint8_t> &retained, std::string_view hostnqn,
+                            std::string_view subnqn);
+
+// A PSK identity as a host offers it: "NVMe<v>R<hh> <hostnqn> <subnqn>[ <digest>]".
+struct PskIdentity {
+    int version = 0;
+    PskHash hash = PskHash::kSha256;
+    std::string hostnqn, subnqn, digest;
+};
+std::optional<PskIdentity> parse_identity(std::string_view text);
+
+// Everything one TLS connection needs from a configured key: the identity the host offers
+// and the TLS PSK both sides derive for it (identity version 0).
+struct SessionPsk {
+    std::string identity;
+    PskHash hash = PskHash::kSha256;
+    std::vector<uint8_t> key;
+};
+SessionPsk session_psk(const ConfiguredPsk &psk, std::string_view hostnqn, std::string_view subnqn);
+
+} // namespace skiff::nvmeof::tls

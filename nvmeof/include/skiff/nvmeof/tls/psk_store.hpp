@@ -1,0 +1,32 @@
+// The configured PSKs the target accepts, keyed by (host NQN, subsystem NQN) like the
+// DH-HMAC-CHAP secrets: an entry with an empty subsystem NQN applies to every subsystem, one
+// naming a subsystem overrides it there. Read at TLS handshakes (never per I/O); replaced
+// whole by the configuration and skiff-ctl while the target runs. Keys never leave this store
+// except into a handshake.
+#pragma once
+
+#include "skiff/nvmeof/tls/psk.hpp"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace skiff::nvmeof::tls {
+
+class PskStore {
+  public:
+    using Map = std::map<std::pair<std::string, std::string>, ConfiguredPsk>;
+    // Replaces every key (a configuration change); connections keep the session they have.
+    void replace(Map keys);
+    // The key for this host on this subsystem (the specific entry, else the host's general one).
+    std::optional<ConfiguredPsk> find(const std::string &hostnqn, const std::string &subnqn) const;
+    size_t size() const;
+
+  private:
+    mutable std::mutex mu_;
+    Map keys_;
+};
+
+} // namespace skiff::nvmeof::tls

@@ -1,0 +1,22 @@
+#include "skiff/nvmeof/tls/psk_store.hpp"
+
+namespace skiff::nvmeof::tls {
+
+void PskStore::replace(Map keys) {
+    std::lock_guard lock(mu_);
+    keys_ = std::move(keys);
+}
+
+std::optional<ConfiguredPsk> PskStore::find(const std::string &hostnqn, const std::string &subnqn) const {
+    std::lock_guard lock(mu_);
+    if (auto it = keys_.find({hostnqn, subnqn}); it != keys_.end()) return it->second;
+    if (auto it = keys_.find({hostnqn, std::string()}); it != keys_.end()) return it->second;
+    return std::nullopt;
+}
+
+size_t PskStore::size() const {
+    std::lock_guard lock(mu_);
+    return keys_.size();
+}
+
+} // namespace skiff::nvmeof::tls

@@ -1,0 +1,135 @@
+// NVMe/TCP TLS keys: the interchange format (`nvme gen-tls-key` output), the PSK identity and
+// the derivations, checked against published values and against each other's rules.
+#include "skiff/nvmeof/tls/psk.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+
+using namespace skiff::nvmeof::tls;
+
+namespace {
+
+// libnvme's own test vector (test/psk.c): these 32 bytes export as this string.
+const std::vector<uint8_t> kKey = {0x55, 0x12, 0xDB, 0xB6, 0x73, 0x7D, 0x01, 0x06, 0xF6, 0x59, 0x75,
+                                   0xB7, 0x73, 0xDF, 0xB0, 0x11, 0xFF, 0xC3, 0x44, 0xBC, 0xF4, 0x42,
+                                   0xE2, 0xDD, 0x6D, 0x8B, 0xC4, 0x87, 0x0B, 0x5D, 0x5B, 0x03};
+constexpr const char *kKeyText = "NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:";
+constexpr const char *kHost = "nqn.2014-08.org.nvmexpress:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6";
+constexpr const char *kSub = "nqn.2026-11.io.skiff:tls";
+
+} // namespace
+
+TEST(tls_psk, ParsesTheInterchangeFormatAsNvmeCliWritesIt) {
+    auto psk = parse_interchange(kKeyText);
+    ASSERT_TRUE(psk.ok()) << psk.error().message;
+    EXPECT_EQ(psk->hash, PskHash::kSha256);
+    EXPECT_EQ(psk->key, kKey);
+    EXPECT_EQ(format_interchange(*psk), kKeyText);
+    // A trailing newline (a key file) is fine.
+    EXPECT_TRUE(parse_interchange(std::string(kKeyText) + "\n").ok());
+}
+
+TEST(tls_psk, RejectsCorruptKeysWithoutQuotingThem) {
+    std::string bad_crc = kKeyText;
+    bad_crc[20] = bad_crc[20] == 'A' ? 'B' : 'A';
+    auto r = parse_interchange(bad_crc);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("CRC-32"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find(bad_crc.substr(16, 20)), std::string::npos) << "the key leaked";
+
+    EXPECT_FALSE(parse_interchange("NVMeTLSkey-1:03:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:").ok());
+    EXPECT_FALSE(parse_interchange("NVMeTLSkey-1:02:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:").ok())
+        << "a 32-byte key under the SHA-384 indicator";
+    EXPECT_FALSE(parse_interchange("DHHC-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:").ok());
+    EXPECT_FALSE(parse_interchange("NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ").ok());
+    EXPECT_FALSE(parse_interchange("NVMeTLSkey-1:01:!!!!:").ok());
+}
+
+TEST(tls_psk, RoundTripsSha384Keys) {
+    ConfiguredPsk p;
+    p.hash = PskHash::kSha384;
+    for (int i = 0; i < 48; ++i) p.key.push_back(static_cast<uint8_t>(i * 7 + 3));
+    auto back = parse_interchange(format_interchange(p));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back->key, p.key);
+    EXPECT_EQ(back->cipher_hash(), PskHash::kSha384);
+}
+
+TEST(tls_psk, IdentityNamesHashHostAndSubsystem) {
+    EXPECT_EQ(psk_identity(PskHash::kSha256, kHost, kSub), std::string("NVMe0R01 ") + kHost + " " + kSub);
+    EXPECT_EQ(psk_identity(PskHash::kSha384, "h", "s"), "NVMe0R02 h s");
+    auto id = parse_identity(std::string("NVMe0R01 ") + kHost + " " + kSub);
+    ASSERT_TRUE(id.has_value());
+    EXPECT_EQ(id->version, 0);
+    EXPECT_EQ(id->hash, PskHash::kSha256);
+    EXPECT_EQ(id->hostnqn, kHost);
+    EXPECT_EQ(id->subnqn, kSub);
+    auto v1 = parse_identity("NVMe1R02 host sub ZGlnZXN0");
+    ASSERT_TRUE(v1.has_value());
+    EXPECT_EQ(v1->version, 1);
+    EXPECT_EQ(v1->digest, "ZGlnZXN0");
+    EXPECT_FALSE(parse_identity("NVMe0R03 host sub").has_value());
+    EXPECT_FALSE(parse_identity("NVMe0R01 host").has_value());
+    EXPECT_FALSE(parse_identity("Client_identity").has_value());
+}
+
+TEST(tls_psk, DerivationsDependOnEveryInput) {
+    ConfiguredPsk p = *parse_interchange(kKeyText);
+    auto retained = retained_psk(p, kHost);
+    ASSERT_EQ(retained.size(), 32u);
+    EXPECT_NE(retained, p.key);
+    EXPECT_NE(retained_psk(p, "nqn.2014-08.org.nvmexpress:uuid:other"), retained);
+    SessionPsk s = session_psk(p, kHost, kSub);
+    EXPECT_EQ(s.identity, psk_identity(PskHash::kSha256, kHost, kSub));
+    ASSERT_EQ(s.key.size(), 32u);
+    EXPECT_EQ(s.key, tls_psk(PskHash::kSha256, retained, s.identity));
+    EXPECT_NE(session_psk(p, kHost, "nqn.2026-11.io.skiff:other").key, s.key);
+    // "00": the configured key is the retained key.
+    ConfiguredPsk none = p;
+    none.hash = PskHash::kNone;
+    EXPECT_EQ(retained_psk(none, kHost), p.key);
+    EXPECT_EQ(none.cipher_hash(), PskHash::kSha256);
+}
+
+namespace {
+
+// Runs a shell command; its stdout and exit code (-1 when it could not run).
+std::pair<int, std::string> run(const std::string &cmd) {
+    std::string out;
+    FILE *p = ::popen(cmd.c_str(), "r");
+    if (!p) return {-1, out};
+    char buf[256];
+    while (std::fgets(buf, sizeof(buf), p)) out += buf;
+    int st = ::pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+bool have_nvme_cli() {
+    return run("command -v nvme >/dev/null 2>&1").first == 0;
+}
+
+} // namespace
+
+// nvme-cli (Debian's, as a Linux host administrator runs it) writes keys we read, and accepts
+// the keys we write.
+TEST(tls_psk, AcceptsNvmeGenTlsKeyOutputAndNvmeCheckTlsKeyAcceptsOurs) {
+    if (!have_nvme_cli()) GTEST_SKIP() << "nvme-cli not installed (scripts/install-deps.sh installs it)";
+    for (int hmac : {1, 2}) {
+        auto [rc, text] = run("nvme gen-tls-key --hmac=" + std::to_string(hmac) + " 2>/dev/null");
+        ASSERT_EQ(rc, 0) << "nvme gen-tls-key --hmac=" << hmac;
+        auto psk = parse_interchange(text);
+        ASSERT_TRUE(psk.ok()) << psk.error().message << " for " << hmac;
+        EXPECT_EQ(psk->key.size(), hmac == 1 ? 32u : 48u);
+        EXPECT_EQ(psk->hash, hmac == 1 ? PskHash::kSha256 : PskHash::kSha384);
+
+        ConfiguredPsk mine;
+        mine.hash = psk->hash;
+        for (size_t i = 0; i < psk->key.size(); ++i) mine.key.push_back(uint8_t(0xA5 ^ i));
+        auto [crc, out] = run("nvme check-tls-key --key=" + format_interchange(mine) + " 2>&1");
+        EXPECT_EQ(crc, 0) << out;
+        EXPECT_NE(out.find("Key is valid"), std::string::npos) << out;
+    }
+}

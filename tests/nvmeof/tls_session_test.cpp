@@ -1,0 +1,218 @@
+// The TLS 1.3 PSK session on its own, over a socket pair: handshakes on both cipher suites, a
+// bulk transfer through writev/readv with the piece sizes NVMe/TCP produces (headers, digests,
+// 4 KiB and 128 KiB payloads) while the socket keeps filling up, and the refusals.
+#include "skiff/nvmeof/tls/tls_session.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+using namespace skiff::nvmeof::tls;
+
+namespace {
+
+constexpr const char *kHost = "nqn.2014-08.org.nvmexpress:uuid:3f3e3d3c-3b3a-3938-3736-353433323130";
+constexpr const char *kSub = "nqn.2026-11.io.skiff:session";
+
+ConfiguredPsk key(PskHash hash, uint8_t seed) {
+    ConfiguredPsk k;
+    k.hash = hash;
+    for (int i = 0; i < (hash == PskHash::kSha384 ? 48 : 32); ++i) k.key.push_back(uint8_t(seed + i * 5));
+    return k;
+}
+
+struct SocketPair {
+    int fd[2] = {-1, -1};
+    SocketPair() {
+        ::socketpair(AF_UNIX, SOCK_STREAM, 0, fd);
+        for (int f : fd) ::fcntl(f, F_SETFL, ::fcntl(f, F_GETFL) | O_NONBLOCK);
+    }
+    ~SocketPair() {
+        for (int f : fd) ::close(f);
+    }
+};
+
+// Runs a handshake to its end, waiting on the socket as it asks.
+bool drive(TlsSession &s, int fd) {
+    for (;;) {
+        TlsSession::Step st = s.handshake();
+        if (st == TlsSession::Step::kDone) return true;
+        if (st == TlsSession::Step::kFailed) return false;
+        pollfd p{fd, short(st == TlsSession::Step::kWantRead ? POLLIN : POLLOUT), 0};
+        if (::poll(&p, 1, 5000) <= 0) return false;
+    }
+}
+
+struct Handshake {
+    std::unique_ptr<TlsSession> server, client;
+    bool server_ok = false, client_ok = false;
+};
+
+Handshake handshake(SocketPair &sp, const PskStore &store, const SessionPsk &offer) {
+    Handshake h;
+    auto s = TlsSession::accept(sp.fd[0], store);
+    auto c = TlsSession::connect(sp.fd[1], offer);
+    if (!s.ok() || !c.ok()) return h;
+    h.server = std::move(s).value();
+    h.client = std::move(c).value();
+    std::thread t([&] { h.server_ok = drive(*h.server, sp.fd[0]); });
+    h.client_ok = drive(*h.client, sp.fd[1]);
+    t.join();
+    return h;
+}
+
+} // namespace
+
+TEST(tls_session, PskHandshakeOnBothSuitesNamesHostAndSubsystem) {
+    for (PskHash hash : {PskHash::kSha256, PskHash::kSha384}) {
+        PskStore store;
+        store.replace({{{kHost, ""}, key(hash, 1)}});
+        SocketPair sp;
+        Handshake h = handshake(sp, store, session_psk(key(hash, 1), kHost, kSub));
+        ASSERT_TRUE(h.server_ok) << h.server->error();
+        ASSERT_TRUE(h.client_ok) << h.client->error();
+        EXPECT_EQ(h.server->cipher(),
+                  hash == PskHash::kSha384 ? "TLS_AES_256_GCM_SHA384" : "TLS_AES_128_GCM_SHA256");
+        EXPECT_EQ(h.server->peer().hostnqn, kHost);
+        EXPECT_EQ(h.server->peer().subnqn, kSub);
+        EXPECT_EQ(h.server->identity(), psk_identity(hash, kHost, kSub));
+        EXPECT_FALSE(h.server->record_layer().empty());
+    }
+}
+
+TEST(tls_session, BulkTransferThroughMixedPiecesArrivesIntact) {
+    PskStore store;
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 3)}});
+    SocketPair sp;
+    Handshake h = handshake(sp, store, session_psk(key(PskHash::kSha256, 3), kHost, kSub));
+    ASSERT_TRUE(h.server_ok && h.client_ok);
+
+    std::vector<uint8_t> data(3 << 20), got(data.size());
+    for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 31 + 7);
+    // The pieces of a send queue: PDU headers, 4 KiB payloads, digests, 128 KiB payloads.
+    std::vector<iovec> pieces;
+    const size_t sizes[] = {24, 4096, 4, 131072, 16, 5000, 20000};
+    for (size_t off = 0, i = 0; off < data.size(); ++i) {
+        size_t n = std::min(sizes[i % 7], data.size() - off);
+        pieces.push_back({data.data() + off, n});
+        off += n;
+    }
+    size_t received = 0;
+    std::thread reader([&] {
+        while (received < got.size()) {
+            iovec v[2] = {{got.data() + received, std::min<size_t>(got.size() - received, 70000)},
+                          {nullptr, 0}};
+            ssize_t n = h.server->readv(v, 1);
+            if (n > 0) {
+                received += size_t(n);
+            } else if (n < 0 && errno == EAGAIN) {
+                pollfd p{sp.fd[0], POLLIN, 0};
+                ::poll(&p, 1, 1000);
+            } else {
+                return;
+            }
+        }
+    });
+    // Like the send queue: after a short count, resume at the first byte not taken.
+    size_t idx = 0, off = 0, sent = 0;
+    while (sent < data.size()) {
+        std::vector<iovec> batch;
+        for (size_t j = idx; j < pieces.size() && batch.size() < 64; ++j) {
+            iovec v = pieces[j];
+            if (j == idx) v = {static_cast<uint8_t *>(v.iov_base) + off, v.iov_len - off};
+            batch.push_back(v);
+        }
+        ssize_t n = h.client->writev(batch.data(), int(batch.size()));
+        if (n < 0) {
+            ASSERT_EQ(errno, EAGAIN) << h.client->error();
+            pollfd p{sp.fd[1], POLLOUT, 0};
+            ::poll(&p, 1, 1000);
+            continue;
+        }
+        sent += size_t(n);
+        for (size_t a = size_t(n); a > 0;) {
+            size_t rest = pieces[idx].iov_len - off;
+            if (a < rest) {
+                off += a;
+                a = 0;
+            } else {
+                a -= rest;
+                ++idx;
+                off = 0;
+            }
+        }
+    }
+    reader.join();
+    ASSERT_EQ(received, data.size());
+    EXPECT_EQ(std::memcmp(got.data(), data.data(), data.size()), 0);
+}
+
+TEST(tls_session, WrongKeyUnknownHostAndForeignIdentityAreRefused) {
+    PskStore store;
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 5)}});
+    {
+        SocketPair sp;
+        Handshake h = handshake(sp, store, session_psk(key(PskHash::kSha256, 6), kHost, kSub));
+        EXPECT_FALSE(h.server_ok);
+        EXPECT_FALSE(h.client_ok);
+        EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+    }
+    {
+        SocketPair sp;
+        Handshake h = handshake(
+            sp, store, session_psk(key(PskHash::kSha256, 5), "nqn.2014-08.org.nvmexpress:other", kSub));
+        EXPECT_FALSE(h.server_ok);
+        EXPECT_NE(h.server->error().find("no TLS PSK configured for host"), std::string::npos)
+            << h.server->error();
+    }
+    {
+        SocketPair sp;
+        SessionPsk foreign = session_psk(key(PskHash::kSha256, 5), kHost, kSub);
+        foreign.identity = "Client_identity";
+        Handshake h = handshake(sp, store, foreign);
+        EXPECT_FALSE(h.server_ok);
+        EXPECT_NE(h.server->error().find("not an NVMe/TCP identity"), std::string::npos) << h.server->error();
+    }
+}
+
+// Keys are kept per (host, subsystem) like the DH-HMAC-CHAP secrets: the key of an entry naming
+// the subsystem the identity names wins there, the host's general key serves the others.
+TEST(tls_session, SubsystemKeyWinsOverTheHostsGeneralKey) {
+    constexpr const char *kOther = "nqn.2026-11.io.skiff:other";
+    PskStore store;
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 7)}, {{kHost, kSub}, key(PskHash::kSha256, 8)}});
+    struct Case {
+        uint8_t seed;
+        const char *subnqn;
+        bool accepted;
+    } cases[] = {{8, kSub, true}, {7, kSub, false}, {7, kOther, true}, {8, kOther, false}};
+    for (const Case &c : cases) {
+        SCOPED_TRACE(std::string(c.subnqn) + " key " + std::to_string(c.seed));
+        SocketPair sp;
+        Handshake h = handshake(sp, store, session_psk(key(PskHash::kSha256, c.seed), kHost, c.subnqn));
+        ASSERT_TRUE(h.server);
+        EXPECT_EQ(h.server_ok, c.accepted) << h.server->error();
+        EXPECT_EQ(h.client_ok, c.accepted);
+        if (!c.accepted) {
+            EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+        }
+    }
+}
+
+TEST(tls_session, BytesThatAreNotTlsAreNamedSo) {
+    PskStore store;
+    SocketPair sp;
+    auto s = TlsSession::accept(sp.fd[0], store);
+    ASSERT_TRUE(s.ok());
+    const char junk[] = "\x16\x03\x01\x00\x08garbage!";
+    ASSERT_EQ(::write(sp.fd[1], junk, sizeof(junk) - 1), ssize_t(sizeof(junk) - 1));
+    EXPECT_FALSE(drive(**s, sp.fd[0]));
+    EXPECT_NE((*s)->error().find("not a TLS ClientHello"), std::string::npos) << (*s)->error();
+}
