@@ -70,12 +70,7 @@ Status expect_message(uint16_t qid, const Bytes &msg, uint8_t type, uint8_t id, 
 }
 
 Status send_failure2(TcpQueue &q, uint16_t tid, uint8_t explanation) {
-    FailureMessage f{};
-    f.hdr.auth_type = kTypeCommon;
-    f.hdr.auth_id = kMsgFailure2;
-    f.hdr.t_id = tid;
-    f.rescode = kReasonFailed;
-    f.rescode_exp = explanation;
+    const FailureMessage f = make_failure(kMsgFailure2, tid, explanation);
     auto c = auth_send(q, ByteView(reinterpret_cast<const uint8_t *>(&f), sizeof(f)));
     return c ? Status::success() : Status(c.error());
 }

@@ -262,12 +262,7 @@ AuthSession::Verdict AuthSession::write_success1(std::span<uint8_t> out) {
 
 AuthSession::Verdict AuthSession::write_failure1(std::span<uint8_t> out) {
     if (out.size() >= sizeof(FailureMessage)) {
-        FailureMessage msg{};
-        msg.hdr.auth_type = kTypeCommon;
-        msg.hdr.auth_id = kMsgFailure1;
-        msg.hdr.t_id = tid_;
-        msg.rescode = kReasonFailed;
-        msg.rescode_exp = explanation_;
+        const FailureMessage msg = make_failure(kMsgFailure1, tid_, explanation_);
         std::memcpy(out.data(), &msg, sizeof(msg));
     }
     step_ = Step::kDone;

@@ -139,4 +139,16 @@ struct __attribute__((packed)) FailureMessage {
 };
 static_assert(sizeof(FailureMessage) == 8);
 
+// AUTH_Failure1 (controller to host) or AUTH_Failure2 (host to controller): reason "failed" with
+// the given explanation, in transaction tid.
+inline FailureMessage make_failure(uint8_t auth_id, uint16_t tid, uint8_t explanation) {
+    FailureMessage f{};
+    f.hdr.auth_type = kTypeCommon;
+    f.hdr.auth_id = auth_id;
+    f.hdr.t_id = tid;
+    f.rescode = kReasonFailed;
+    f.rescode_exp = explanation;
+    return f;
+}
+
 } // namespace skiff::nvmeof::auth
