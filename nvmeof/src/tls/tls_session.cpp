@@ -282,12 +282,42 @@ ssize_t TlsSession::write_record(const uint8_t *p, size_t len) {
     return -1;
 }
 
+namespace {
+
+// More than one record in one writev: the socket is corked for the call, so the kernel builds
+// full segments from the records instead of pushing each 16 KiB record on its own (on loopback
+// each push also runs the peer's TCP receive inline). Measured on a 128 KiB read: nine pushes per
+// I/O without it. Two setsockopt calls per batch, not per record.
+class CorkedSocket {
+  public:
+    CorkedSocket(int fd, bool cork) : fd_(cork ? fd : -1) { set(1); }
+    ~CorkedSocket() { set(0); }
+    CorkedSocket(const CorkedSocket &) = delete;
+    CorkedSocket &operator=(const CorkedSocket &) = delete;
+
+  private:
+    // Keeps errno: writev's caller reads it (EAGAIN) after this runs, and a socket that is not
+    // TCP (a socketpair in tests) refuses the option.
+    void set(int on) {
+        if (fd_ < 0) return;
+        int saved = errno;
+        ::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+        errno = saved;
+    }
+    int fd_;
+};
+
+} // namespace
+
 // Pieces of a full record or more go to SSL_write as they are (no copy besides the
 // encryption's own); smaller ones (PDU headers, digests, 4 KiB payloads) are gathered into
 // one record first, so a batch of small PDUs costs one record and one system call, not one per
 // piece. The gathering is deterministic for a given starting byte, which is what a retry after
 // EAGAIN needs (the same bytes again).
 ssize_t TlsSession::writev(const iovec *iov, int iovcnt) {
+    size_t bytes = 0;
+    for (int k = 0; k < iovcnt; ++k) bytes += iov[k].iov_len;
+    CorkedSocket cork(SSL_get_fd(ssl_), !ktls_send_ && bytes > kRecordBytes);
     size_t total = 0;
     int i = 0;
     size_t off = 0; // into iov[i]
