@@ -15,15 +15,11 @@
 # Environment: SKIFF_TARGET, SKIFF_CTL (default build/bin/...), LAB_* knobs. Exit 0 = pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-checkout="$(pwd)"
-lab="$checkout/tests/lab/vm"
-target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
-ctl="${SKIFF_CTL:-$checkout/build/bin/skiff-ctl}"
+. tests/lab/host-target.sh
 nqn=nqn.2026-11.io.skiff:lab-live
 me=live-namespace
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-work="$(mktemp -d "$checkout/build/lab-live-XXXXXX")" # shared with the guest
-sock="$work/ctl.sock"
+port="$(lab_free_port)"
+lab_work_dir live # shared with the guest
 cat >"$work/target.json" <<JSON
 {
   "target": {"cores": 2, "management_socket": "$sock"},
@@ -34,22 +30,8 @@ cat >"$work/target.json" <<JSON
 }
 JSON
 
-"$target" --config "$work/target.json" >"$work/target.log" 2>&1 </dev/null &
-tpid=$!
-gpid=""
-cleanup() {
-  [ -n "$gpid" ] && kill "$gpid" 2>/dev/null
-  kill -TERM "$tpid" 2>/dev/null
-  wait "$tpid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-wait_file() { # wait_file PATH TENTHS
-  for _ in $(seq 1 "$2"); do [ -e "$1" ] && return 0; kill -0 "$gpid" 2>/dev/null || return 1; sleep 0.1; done
-  return 1
-}
-for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
-[ -S "$sock" ] || { echo "$me: skiff-target did not open $sock"; cat "$work/target.log"; echo "$me: FAIL"; exit 1; }
+lab_target_start
+lab_target_wait_socket || lab_target_failed "skiff-target did not open $sock"
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" PORT="$port" NQN="$nqn" WORK="$work" \

@@ -15,18 +15,15 @@
 # Environment: SKIFF_TARGET (default build/bin/skiff-target), LAB_* knobs. Exit 0 = pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-checkout="$(pwd)"
-lab="$checkout/tests/lab/vm"
-target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
+. tests/lab/host-target.sh
 nqn=nqn.2026-11.io.skiff:lab-resv
 me=reservations
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # One listener per host identity: nvme-cli 2.4 (libnvme) refuses a second controller to the same
 # address, port and subsystem ("already connected", even with --duplicate-connect and another
 # host NQN), so host B connects through the second listener.
-port="$(free_port)"
-port_b="$(free_port)"
-work="$(mktemp -d "$checkout/build/lab-resv-XXXXXX")" # shared with the guest
+port="$(lab_free_port)"
+port_b="$(lab_free_port)"
+lab_work_dir resv # shared with the guest
 cat >"$work/target.json" <<JSON
 {
   "target": {"cores": 1, "management_socket": "none"},
@@ -39,25 +36,8 @@ cat >"$work/target.json" <<JSON
 }
 JSON
 
-start_target() {
-  "$target" --config "$work/target.json" >>"$work/target.log" 2>&1 </dev/null &
-  tpid=$!
-  for _ in $(seq 1 100); do ss -Hltn "sport = :$port" | grep -q . && return 0; sleep 0.1; done
-  return 1
-}
-tpid=""
-gpid=""
-cleanup() {
-  [ -n "$gpid" ] && kill "$gpid" 2>/dev/null
-  [ -n "$tpid" ] && kill -TERM "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-wait_file() { # wait_file PATH TENTHS
-  for _ in $(seq 1 "$2"); do [ -e "$1" ] && return 0; kill -0 "$gpid" 2>/dev/null || return 1; sleep 0.1; done
-  return 1
-}
-start_target || { echo "$me: skiff-target did not listen on $port"; cat "$work/target.log"; echo "$me: FAIL"; exit 1; }
+lab_target_start
+lab_target_wait_port "$port" || lab_target_failed "skiff-target did not listen on $port"
 
 # shellcheck disable=SC2016  # expanded in the guest
 LAB_CMDLINE="${LAB_CMDLINE:-} nvme_core.multipath=N" LAB_HOST_PORTS="$port $port_b" LAB_PASS_ENV="PORT PORT_B NQN WORK" \
@@ -140,7 +120,8 @@ rc=0
 if wait_file "$work/restart" 3000; then
   kill -TERM "$tpid"; wait "$tpid"; trc=$?
   echo "$me: skiff-target stopped (exit $trc); PTPL file:"; cat "$work/ns1.resv"
-  start_target || { echo "$me: FAIL: skiff-target did not come back"; rc=1; }
+  lab_target_start
+  lab_target_wait_port "$port" || { echo "$me: FAIL: skiff-target did not come back"; rc=1; }
   touch "$work/restarted"
 fi
 wait "$gpid"; grc=$?; gpid=""
