@@ -38,6 +38,7 @@ inline doca_buf *next_of(const doca_buf *b) {
 // Copies n bytes between two mmap ranges by the cheapest path the contract offers.
 doca_error_t move_bytes(doca_mmap *src_mmap, const uint8_t *src, doca_mmap *dst_mmap, uint8_t *dst, size_t n,
                         std::span<uint8_t> bounce) {
+    if (doca_error_t r = mmap_copy_direct(src_mmap, src, dst_mmap, dst, n); r != DOCA_ERROR_AGAIN) return r;
     void *src_cpu = mmap_cpu_ptr(src_mmap, src, n);
     void *dst_cpu = mmap_cpu_ptr(dst_mmap, dst, n);
     if (src_cpu && dst_cpu) {

@@ -87,6 +87,39 @@ doca_error_t mmap_read(const doca_mmap *mmap, const void *addr, void *dst, size_
     return link.remote->read(remote_addr(addr), dst, len);
 }
 
+namespace {
+
+// Local memory of this process that the CPU may touch over [p, p + n).
+bool local_range(const doca_mmap *m, const void *p, size_t n) {
+    return m != nullptr && !m->from_export && mem::mmap_contains(m, p, n);
+}
+
+// An import of shared memory (its pages mapped here) that may be read, or written, over [p, p + n).
+bool shared_import_range(const doca_mmap *m, const void *p, size_t n) {
+    return m != nullptr && m->from_export && m->started && !m->rdma_remote && m->import->shared &&
+           mem::mmap_contains(m, p, n);
+}
+
+} // namespace
+
+doca_error_t mmap_copy_direct(const doca_mmap *src_mmap, const void *src, doca_mmap *dst_mmap, void *dst,
+                              size_t len) {
+    const bool src_local = local_range(src_mmap, src, len);
+    if (src_local && local_range(dst_mmap, dst, len)) {
+        std::memcpy(dst, src, len);
+        return DOCA_SUCCESS;
+    }
+    if (src_local) {
+        if (!shared_import_range(dst_mmap, dst, len) || !mmap_engine_writable(dst_mmap))
+            return DOCA_ERROR_AGAIN;
+        const mem::ImportLink &link = *dst_mmap->import;
+        return shared_access(link, [&] { std::memcpy(link.shared->local(remote_addr(dst)), src, len); });
+    }
+    if (!local_range(dst_mmap, dst, len) || !shared_import_range(src_mmap, src, len)) return DOCA_ERROR_AGAIN;
+    const mem::ImportLink &link = *src_mmap->import;
+    return shared_access(link, [&] { std::memcpy(dst, link.shared->local(remote_addr(src)), len); });
+}
+
 doca_error_t mmap_write(doca_mmap *mmap, void *addr, const void *src, size_t len) {
     if (src == nullptr && len != 0) return DOCA_ERROR_INVALID_VALUE;
     if (mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;

@@ -37,4 +37,14 @@ void *mmap_cpu_ptr(const doca_mmap *mmap, const void *addr, size_t len);
 doca_error_t mmap_read(const doca_mmap *mmap, const void *addr, void *dst, size_t len);
 doca_error_t mmap_write(doca_mmap *mmap, void *addr, const void *src, size_t len);
 
+// The engines' fast path for one copy of len bytes: a plain memcpy when both sides are started
+// local memory of this process, or one is and the other an import of shared memory (the hostmem
+// data path: each check made once instead of through mmap_cpu_ptr + mmap_read / mmap_write).
+// DOCA_ERROR_AGAIN when the pair is not such a pair (an import of private memory, two imports, a
+// range outside its mmap, a stopped, RDMA-only or read-only mmap): the caller then takes the
+// general path, which also produces the error. DOCA_ERROR_NOT_CONNECTED when the import was
+// revoked or its exporter died (checked before and after the copy, as mmap_read does).
+doca_error_t mmap_copy_direct(const doca_mmap *src_mmap, const void *src, doca_mmap *dst_mmap, void *dst,
+                              size_t len);
+
 } // namespace skiff::core
