@@ -86,7 +86,11 @@ doca_error_t doca_ctx::stop() {
     default:
         break;
     }
-    if (inflight() == 0 && all_tasks_returned()) {
+    // Inside one of its engine's callbacks the stop is asynchronous, as DOCA's is there (its samples
+    // check for IN_PROGRESS): running the IDLE callback now would nest a callback inside another.
+    // IDLE and its callback come from the next progress call (try_finish_stop).
+    const bool in_own_callback = pe_ && pe_->running_callbacks_on_this_thread();
+    if (inflight() == 0 && all_tasks_returned() && !in_own_callback) {
         on_stop_requested();
         finish_stop_locked();
         lock.unlock();
