@@ -6,11 +6,14 @@
 // (tests/helpers/dpa_rdma_pingpong.cpp, scripts/lab-tests.sh dpa-rdma-pingpong).
 #include "dpa_support.hpp"
 
+#include <doca_ctx.h>
 #include <doca_dpa_dev_rdma.h>
 #include <doca_rdma.h>
 #include <skiff/core/dpa_verbs_cq.hpp>
 
 #include <atomic>
+#include <cstdio>
+#include <unistd.h>
 #include <fstream>
 #include <iterator>
 
@@ -120,6 +123,51 @@ TEST_F(DpaComms, RdmaDpaCallsRefuseNullArguments) {
     EXPECT_EQ(doca_rdma_dpa_completion_attach(nullptr, nullptr), DOCA_ERROR_NOT_SUPPORTED);
 #endif
 }
+
+#ifdef SKIFF_HAVE_RDMA
+// doca_ctx.h: start is NOT_CONNECTED only when the ctx has no PE *and* no DPA data path. An RDMA
+// ctx connected with doca_rdma_export / doca_rdma_connect and driven by device code (NVIDIA's
+// dpa_ping_pong) never gets a PE. Here the SF names an rdma-core device that does not exist, so
+// the start fails later, at the device, and the ctx stays IDLE.
+TEST_F(DpaComms, AnRdmaCtxOnTheDpaStartsWithoutAProgressEngine) {
+    char path[] = "/tmp/skiff-topology-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    std::ofstream(path) << R"({"dpu":[{"name":"p0s0","pci":"03:00.0","type":"sf","caps":["rdma","dpa"],)"
+                           R"("ibdev":"skiff-no-such-ibdev"}]})";
+    skiff::test::ScopedEnv topo("SKIFF_TOPOLOGY", path);
+    doca_devinfo **list = nullptr;
+    uint32_t n = 0;
+    ASSERT_EQ(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
+    doca_dev *sf = nullptr;
+    for (uint32_t i = 0; i < n && !sf; ++i) {
+        char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE] = {};
+        doca_devinfo_get_ibdev_name(list[i], ibdev, sizeof(ibdev));
+        if (std::string(ibdev) == "skiff-no-such-ibdev") ASSERT_EQ(doca_dev_open(list[i], &sf), DOCA_SUCCESS);
+    }
+    doca_devinfo_destroy_list(list);
+    ASSERT_NE(sf, nullptr);
+    for (bool on_dpa : {false, true}) {
+        doca_rdma *rdma = nullptr;
+        ASSERT_EQ(doca_rdma_create(sf, &rdma), DOCA_SUCCESS);
+        doca_ctx *ctx = doca_rdma_as_ctx(rdma);
+        if (on_dpa) ASSERT_EQ(doca_ctx_set_datapath_on_dpa(ctx, dpa), DOCA_SUCCESS);
+        doca_error_t r = doca_ctx_start(ctx);
+        if (on_dpa)
+            EXPECT_NE(r, DOCA_ERROR_NOT_CONNECTED) << "a DPA data path needs no PE";
+        else
+            EXPECT_EQ(r, DOCA_ERROR_NOT_CONNECTED) << "a host data path needs a PE";
+        EXPECT_NE(r, DOCA_SUCCESS) << "the named rdma-core device does not exist";
+        doca_ctx_states s{};
+        EXPECT_EQ(doca_ctx_get_state(ctx, &s), DOCA_SUCCESS);
+        EXPECT_EQ(s, DOCA_CTX_STATE_IDLE);
+        EXPECT_EQ(doca_rdma_destroy(rdma), DOCA_SUCCESS);
+    }
+    EXPECT_EQ(doca_dev_close(sf), DOCA_SUCCESS);
+    std::remove(path);
+}
+#endif
 
 TEST_F(DpaComms, AnRdmaPostWithABadHandleIsTheFatalError) {
     uint64_t r = 0;

@@ -46,7 +46,7 @@ doca_error_t doca_ctx::start() {
                        state_name(state()));
         return DOCA_ERROR_BAD_STATE;
     }
-    if (!pe_) {
+    if (!pe_ && !runs_without_pe()) {
         logger().error("{} ctx start: not connected to a progress engine (call doca_pe_connect_ctx first)",
                        type_name_);
         return DOCA_ERROR_NOT_CONNECTED;
