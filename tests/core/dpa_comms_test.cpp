@@ -8,6 +8,7 @@
 
 #include <doca_ctx.h>
 #include <doca_dpa_dev_rdma.h>
+#include <doca_mmap.h>
 #include <doca_rdma.h>
 #include <skiff/core/dpa_verbs_cq.hpp>
 
@@ -144,7 +145,9 @@ TEST_F(DpaComms, AnRdmaCtxOnTheDpaStartsWithoutAProgressEngine) {
     for (uint32_t i = 0; i < n && !sf; ++i) {
         char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE] = {};
         doca_devinfo_get_ibdev_name(list[i], ibdev, sizeof(ibdev));
-        if (std::string(ibdev) == "skiff-no-such-ibdev") ASSERT_EQ(doca_dev_open(list[i], &sf), DOCA_SUCCESS);
+        if (std::string(ibdev) == "skiff-no-such-ibdev") {
+            ASSERT_EQ(doca_dev_open(list[i], &sf), DOCA_SUCCESS);
+        }
     }
     doca_devinfo_destroy_list(list);
     ASSERT_NE(sf, nullptr);
@@ -152,12 +155,15 @@ TEST_F(DpaComms, AnRdmaCtxOnTheDpaStartsWithoutAProgressEngine) {
         doca_rdma *rdma = nullptr;
         ASSERT_EQ(doca_rdma_create(sf, &rdma), DOCA_SUCCESS);
         doca_ctx *ctx = doca_rdma_as_ctx(rdma);
-        if (on_dpa) ASSERT_EQ(doca_ctx_set_datapath_on_dpa(ctx, dpa), DOCA_SUCCESS);
+        if (on_dpa) {
+            ASSERT_EQ(doca_ctx_set_datapath_on_dpa(ctx, dpa), DOCA_SUCCESS);
+        }
         doca_error_t r = doca_ctx_start(ctx);
-        if (on_dpa)
+        if (on_dpa) {
             EXPECT_NE(r, DOCA_ERROR_NOT_CONNECTED) << "a DPA data path needs no PE";
-        else
+        } else {
             EXPECT_EQ(r, DOCA_ERROR_NOT_CONNECTED) << "a host data path needs a PE";
+        }
         EXPECT_NE(r, DOCA_SUCCESS) << "the named rdma-core device does not exist";
         doca_ctx_states s{};
         EXPECT_EQ(doca_ctx_get_state(ctx, &s), DOCA_SUCCESS);
@@ -168,6 +174,36 @@ TEST_F(DpaComms, AnRdmaCtxOnTheDpaStartsWithoutAProgressEngine) {
     std::remove(path);
 }
 #endif
+
+// doca_mmap.h: with a DPA memrange "adding DOCA devices using doca_mmap_add_dev() is not allowed";
+// the mmap's device is the DPA context's, which NVIDIA's dpa_ping_pong then names in
+// doca_mmap_dev_get_dpa_handle and doca_mmap_export_rdma. Another device stays foreign to it.
+TEST_F(DpaComms, ADpaMemrangeMmapBelongsToTheDpaContextsDevice) {
+    doca_dpa_dev_uintptr_t mem = 0;
+    ASSERT_EQ(doca_dpa_mem_alloc(dpa, 64, &mem), DOCA_SUCCESS);
+    doca_mmap *mmap = nullptr;
+    ASSERT_EQ(doca_mmap_create(&mmap), DOCA_SUCCESS);
+    ASSERT_EQ(
+        doca_mmap_set_permissions(mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+        DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_set_dpa_memrange(mmap, dpa, mem, 64), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_set_dpa_memrange(mmap, dpa, mem, 64), DOCA_ERROR_NOT_PERMITTED) << "set once";
+    EXPECT_EQ(doca_mmap_add_dev(mmap, dev), DOCA_ERROR_NOT_PERMITTED);
+    ASSERT_EQ(doca_mmap_start(mmap), DOCA_SUCCESS);
+    doca_dpa_dev_mmap_t h = 0;
+    EXPECT_EQ(doca_mmap_dev_get_dpa_handle(mmap, dev, &h), DOCA_SUCCESS);
+    doca_dev *other = skiff::test::open_dpu_p1();
+    ASSERT_NE(other, nullptr);
+    const void *blob = nullptr;
+    size_t len = 0;
+    EXPECT_EQ(doca_mmap_export_rdma(mmap, other, &blob, &len), DOCA_ERROR_NOT_FOUND)
+        << "p1 is not the mmap's";
+    // p0 is the mmap's device: the export goes on to the device, which (no rdma cap) cannot do it.
+    EXPECT_NE(doca_mmap_export_rdma(mmap, dev, &blob, &len), DOCA_ERROR_NOT_FOUND);
+    EXPECT_EQ(doca_mmap_destroy(mmap), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_close(other), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_mem_free(dpa, mem), DOCA_SUCCESS);
+}
 
 TEST_F(DpaComms, AnRdmaPostWithABadHandleIsTheFatalError) {
     uint64_t r = 0;
