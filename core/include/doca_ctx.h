@@ -60,8 +60,8 @@ typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_dat
  * Freezes the configuration and starts the ctx.
  * @return DOCA_SUCCESS (now RUNNING), DOCA_ERROR_IN_PROGRESS (STARTING; RUNNING is reported later),
  * DOCA_ERROR_INVALID_VALUE (NULL ctx or incomplete configuration), DOCA_ERROR_NOT_CONNECTED (no
- * progress engine connected), DOCA_ERROR_BAD_STATE (not IDLE), DOCA_ERROR_NOT_SUPPORTED,
- * DOCA_ERROR_INITIALIZATION.
+ * progress engine connected and no DPA data path set), DOCA_ERROR_BAD_STATE (not IDLE),
+ * DOCA_ERROR_NOT_SUPPORTED, DOCA_ERROR_INITIALIZATION.
  */
 DOCA_STABLE
 doca_error_t doca_ctx_start(struct doca_ctx *ctx);
@@ -70,8 +70,9 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx);
  * Stops the ctx, allowing reconfiguration. Tasks in flight fail with DOCA_ERROR_SHUTDOWN.
  * @return DOCA_SUCCESS (now IDLE, the state-changed callback has run; also for a ctx that is
  * already IDLE: stopping is idempotent, as cleanup paths stop unconditionally),
- * DOCA_ERROR_IN_PROGRESS (STOPPING: tasks are in flight or not yet freed; keep progressing until
- * IDLE is reported), DOCA_ERROR_INVALID_VALUE (NULL ctx).
+ * DOCA_ERROR_IN_PROGRESS (STOPPING: tasks are in flight or not yet freed, or the call was made
+ * inside a callback of the ctx's progress engine, where a stop is always asynchronous; keep
+ * progressing until IDLE is reported), DOCA_ERROR_INVALID_VALUE (NULL ctx).
  */
 DOCA_STABLE
 doca_error_t doca_ctx_stop(struct doca_ctx *ctx);

@@ -3,9 +3,11 @@
  * exercise them: cleanup that stops an IDLE context and closes a NULL device succeeds; the
  * notification handle may be cleared with 0; every task in flight at a stop fails with
  * DOCA_ERROR_SHUTDOWN; a program that restarts a context as soon as it sees IDLE never gets the
- * -> IDLE callback while RUNNING. Also the sync event calls of DOCA 2.7+: wait_eq (blocking and
- * as a task) and the remote-PCI export imported by a second process that updates the counter.
- * Exits non-zero on any failure.
+ * -> IDLE callback while RUNNING; a stop made inside one of the ctx's own callbacks returns
+ * DOCA_ERROR_IN_PROGRESS and its state callbacks come from later progress calls, never nested in
+ * the callback that stopped (DOCA's RDMA samples check for IN_PROGRESS there). Also the sync event calls of
+ * DOCA 2.7+: wait_eq (blocking and as a task) and the remote-PCI export imported by a second process that
+ * updates the counter. Exits non-zero on any failure.
  */
 #include <doca_ctx.h>
 #include <doca_dev.h>
@@ -167,6 +169,76 @@ static void ctx_rules(void) {
     CHECK(doca_pe_destroy(pe) == DOCA_SUCCESS, "pe destroy");
 }
 
+/* A task callback that frees its task and stops the ctx, as DOCA's samples end their flows. */
+struct in_callback {
+    struct doca_ctx *ctx;
+    bool inside_task_callback;
+    doca_error_t stop_result;
+    int stops, nested_state_callbacks, stopping_callbacks, idle_callbacks;
+};
+
+static void in_callback_state_cb(const union doca_data user_data, struct doca_ctx *ctx,
+                                 enum doca_ctx_states prev, enum doca_ctx_states next) {
+    struct in_callback *r = user_data.ptr;
+    (void)ctx;
+    (void)prev;
+    if (r->inside_task_callback) r->nested_state_callbacks++;
+    if (next == DOCA_CTX_STATE_STOPPING) r->stopping_callbacks++;
+    if (next == DOCA_CTX_STATE_IDLE) r->idle_callbacks++;
+}
+
+static void stop_from_task_callback(struct doca_sync_event_task_wait_eq *task, union doca_data task_ud,
+                                    union doca_data ctx_ud) {
+    struct in_callback *r = ctx_ud.ptr;
+    (void)task_ud;
+    r->inside_task_callback = true;
+    doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(task));
+    r->stop_result = doca_ctx_stop(r->ctx);
+    r->stops++;
+    r->inside_task_callback = false;
+}
+
+static void stop_inside_callback(void) {
+    struct in_callback rec = {0};
+    struct doca_pe *pe = NULL;
+    struct doca_sync_event *se = NULL;
+    union doca_data ud = {.ptr = &rec};
+    struct doca_sync_event_task_wait_eq *task = NULL;
+    enum doca_ctx_states s;
+
+    CHECK(doca_pe_create(&pe) == DOCA_SUCCESS, "pe_create");
+    CHECK(doca_sync_event_create(&se) == DOCA_SUCCESS, "sync_event_create");
+    rec.ctx = doca_sync_event_as_ctx(se);
+    doca_ctx_set_user_data(rec.ctx, ud);
+    doca_ctx_set_state_changed_cb(rec.ctx, in_callback_state_cb);
+    CHECK(doca_sync_event_task_wait_eq_set_conf(se, stop_from_task_callback, stop_from_task_callback, 4) ==
+              DOCA_SUCCESS,
+          "wait_eq set_conf");
+    CHECK(doca_pe_connect_ctx(pe, rec.ctx) == DOCA_SUCCESS, "connect");
+    for (int round = 0; round < 2; round++) {
+        rec.stops = rec.stopping_callbacks = rec.idle_callbacks = 0;
+        CHECK(doca_ctx_start(rec.ctx) == DOCA_SUCCESS, "start");
+        while (doca_pe_progress(pe))
+            ;
+        /* The counter is 0: the task is ready at once; its callback is the last user of the ctx. */
+        CHECK(doca_sync_event_task_wait_eq_alloc_init(se, 0, UINT64_MAX, ud, &task) == DOCA_SUCCESS,
+              "wait_eq alloc_init");
+        CHECK(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(task)) == DOCA_SUCCESS, "submit");
+        for (long i = 0; i < 10000000 && rec.stops == 0; i++) doca_pe_progress(pe);
+        CHECK(rec.stops == 1, "the task callback ran and stopped the ctx");
+        CHECK(rec.stop_result == DOCA_ERROR_IN_PROGRESS, "a stop inside a callback is IN_PROGRESS");
+        doca_ctx_get_state(rec.ctx, &s);
+        CHECK(s == DOCA_CTX_STATE_STOPPING, "STOPPING when the callback has returned");
+        CHECK(rec.idle_callbacks == 0, "no IDLE callback yet");
+        progress_until_idle(pe, rec.ctx);
+        CHECK(rec.stopping_callbacks == 1 && rec.idle_callbacks == 1,
+              "STOPPING then IDLE reported by progress");
+    }
+    CHECK(rec.nested_state_callbacks == 0, "no state callback nested inside the task callback");
+    CHECK(doca_sync_event_destroy(se) == DOCA_SUCCESS, "destroy");
+    CHECK(doca_pe_destroy(pe) == DOCA_SUCCESS, "pe destroy");
+}
+
 /* The exporter's side of the remote-PCI event: a child imports it, waits for 1, sets 2. */
 static void remote_pci(struct doca_dev *dev) {
     struct doca_sync_event *se = NULL;
@@ -236,6 +308,7 @@ int main(void) {
     struct doca_dev *dev = NULL;
 
     ctx_rules();
+    stop_inside_callback();
 
     CHECK(doca_devinfo_create_list(&list, &n) == DOCA_SUCCESS && n > 0, "device list");
     for (uint32_t i = 0; i < n; i++) {

@@ -278,6 +278,37 @@ TEST(DevTopology, TopologyCapsCanBeOverriddenPerDevice) {
     std::remove(path.c_str());
 }
 
+// A DPU SF backed by a real rdma-core device: what DOCA's DPA samples look for on a BlueField (a
+// DPA-capable PF plus a DPA- and RDMA-capable SF with its own IB device, to extend the PF's DPA to).
+TEST(DevTopology, TopologyNamesTheRdmaDeviceOfAFunction) {
+    std::string path = write_temp(R"({"dpu":[{"name":"p0","pci":"03:00.0","caps":["dpa"]},
+        {"name":"p0s0","pci":"03:00.0","type":"sf","caps":["rdma","dpa"],"ibdev":"rxe0"}]})");
+    ScopedEnv topo("SKIFF_TOPOLOGY", path);
+    ScopedEnv side("SKIFF_SIDE", "dpu");
+    DevList l;
+    ASSERT_EQ(l.status, DOCA_SUCCESS);
+    doca_devinfo *p0 = l.by_iface("p0"), *sf = l.by_iface("p0s0");
+    ASSERT_NE(p0, nullptr);
+    ASSERT_NE(sf, nullptr);
+    char name[DOCA_DEVINFO_IBDEV_NAME_SIZE];
+    ASSERT_EQ(doca_devinfo_get_ibdev_name(sf, name, sizeof(name)), DOCA_SUCCESS);
+    EXPECT_STREQ(name, "rxe0");
+    ASSERT_EQ(doca_devinfo_get_ibdev_name(p0, name, sizeof(name)), DOCA_SUCCESS);
+    EXPECT_STREQ(name, ""); // an emulated function without "ibdev" has none
+    doca_dev *dev = nullptr;
+    ASSERT_EQ(doca_dev_open(sf, &dev), DOCA_SUCCESS);
+    EXPECT_TRUE(skiff::core::dev_has_cap(dev, skiff::core::DevCap::rdma));
+    EXPECT_TRUE(skiff::core::dev_has_cap(dev, skiff::core::DevCap::dpa));
+    EXPECT_EQ(doca_dev_close(dev), DOCA_SUCCESS);
+    for (const char *bad : {R"("")", "7"}) {
+        std::ofstream(path) << std::string(R"({"dpu":[{"name":"p0s0","pci":"03:00.0","type":"sf","ibdev":)") +
+                                   bad + "}]}";
+        DevList refused;
+        EXPECT_EQ(refused.status, DOCA_ERROR_INVALID_VALUE) << bad;
+    }
+    std::remove(path.c_str());
+}
+
 TEST(DevTopology, OpeningMoreDevicesThanTheLimitIsInitialization) {
     ScopedEnv limit("SKIFF_MAX_OPEN_DEVICES", "1");
     ScopedEnv side("SKIFF_SIDE", "dpu");

@@ -6,11 +6,15 @@
 // (tests/helpers/dpa_rdma_pingpong.cpp, scripts/lab-tests.sh dpa-rdma-pingpong).
 #include "dpa_support.hpp"
 
+#include <doca_ctx.h>
 #include <doca_dpa_dev_rdma.h>
+#include <doca_mmap.h>
 #include <doca_rdma.h>
 #include <skiff/core/dpa_verbs_cq.hpp>
 
 #include <atomic>
+#include <cstdio>
+#include <unistd.h>
 #include <fstream>
 #include <iterator>
 
@@ -119,6 +123,86 @@ TEST_F(DpaComms, RdmaDpaCallsRefuseNullArguments) {
     EXPECT_EQ(doca_rdma_get_dpa_handle(nullptr, &h), DOCA_ERROR_NOT_SUPPORTED);
     EXPECT_EQ(doca_rdma_dpa_completion_attach(nullptr, nullptr), DOCA_ERROR_NOT_SUPPORTED);
 #endif
+}
+
+#ifdef SKIFF_HAVE_RDMA
+// doca_ctx.h: start is NOT_CONNECTED only when the ctx has no PE *and* no DPA data path. An RDMA
+// ctx connected with doca_rdma_export / doca_rdma_connect and driven by device code (NVIDIA's
+// dpa_ping_pong) never gets a PE. Here the SF names an rdma-core device that does not exist, so
+// the start fails later, at the device, and the ctx stays IDLE.
+TEST_F(DpaComms, AnRdmaCtxOnTheDpaStartsWithoutAProgressEngine) {
+    char path[] = "/tmp/skiff-topology-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    std::ofstream(path) << R"({"dpu":[{"name":"p0s0","pci":"03:00.0","type":"sf","caps":["rdma","dpa"],)"
+                           R"("ibdev":"skiff-no-such-ibdev"}]})";
+    skiff::test::ScopedEnv topo("SKIFF_TOPOLOGY", path);
+    doca_devinfo **list = nullptr;
+    uint32_t n = 0;
+    ASSERT_EQ(doca_devinfo_create_list(&list, &n), DOCA_SUCCESS);
+    doca_dev *sf = nullptr;
+    for (uint32_t i = 0; i < n && !sf; ++i) {
+        char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE] = {};
+        doca_devinfo_get_ibdev_name(list[i], ibdev, sizeof(ibdev));
+        if (std::string(ibdev) == "skiff-no-such-ibdev") {
+            ASSERT_EQ(doca_dev_open(list[i], &sf), DOCA_SUCCESS);
+        }
+    }
+    doca_devinfo_destroy_list(list);
+    ASSERT_NE(sf, nullptr);
+    for (bool on_dpa : {false, true}) {
+        doca_rdma *rdma = nullptr;
+        ASSERT_EQ(doca_rdma_create(sf, &rdma), DOCA_SUCCESS);
+        doca_ctx *ctx = doca_rdma_as_ctx(rdma);
+        if (on_dpa) {
+            ASSERT_EQ(doca_ctx_set_datapath_on_dpa(ctx, dpa), DOCA_SUCCESS);
+        }
+        doca_error_t r = doca_ctx_start(ctx);
+        if (on_dpa) {
+            EXPECT_NE(r, DOCA_ERROR_NOT_CONNECTED) << "a DPA data path needs no PE";
+        } else {
+            EXPECT_EQ(r, DOCA_ERROR_NOT_CONNECTED) << "a host data path needs a PE";
+        }
+        EXPECT_NE(r, DOCA_SUCCESS) << "the named rdma-core device does not exist";
+        doca_ctx_states s{};
+        EXPECT_EQ(doca_ctx_get_state(ctx, &s), DOCA_SUCCESS);
+        EXPECT_EQ(s, DOCA_CTX_STATE_IDLE);
+        EXPECT_EQ(doca_rdma_destroy(rdma), DOCA_SUCCESS);
+    }
+    EXPECT_EQ(doca_dev_close(sf), DOCA_SUCCESS);
+    std::remove(path);
+}
+#endif
+
+// doca_mmap.h: with a DPA memrange "adding DOCA devices using doca_mmap_add_dev() is not allowed";
+// the mmap's device is the DPA context's, which NVIDIA's dpa_ping_pong then names in
+// doca_mmap_dev_get_dpa_handle and doca_mmap_export_rdma. Another device stays foreign to it.
+TEST_F(DpaComms, ADpaMemrangeMmapBelongsToTheDpaContextsDevice) {
+    doca_dpa_dev_uintptr_t mem = 0;
+    ASSERT_EQ(doca_dpa_mem_alloc(dpa, 64, &mem), DOCA_SUCCESS);
+    doca_mmap *mmap = nullptr;
+    ASSERT_EQ(doca_mmap_create(&mmap), DOCA_SUCCESS);
+    ASSERT_EQ(
+        doca_mmap_set_permissions(mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE),
+        DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_set_dpa_memrange(mmap, dpa, mem, 64), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_set_dpa_memrange(mmap, dpa, mem, 64), DOCA_ERROR_NOT_PERMITTED) << "set once";
+    EXPECT_EQ(doca_mmap_add_dev(mmap, dev), DOCA_ERROR_NOT_PERMITTED);
+    ASSERT_EQ(doca_mmap_start(mmap), DOCA_SUCCESS);
+    doca_dpa_dev_mmap_t h = 0;
+    EXPECT_EQ(doca_mmap_dev_get_dpa_handle(mmap, dev, &h), DOCA_SUCCESS);
+    doca_dev *other = skiff::test::open_dpu_p1();
+    ASSERT_NE(other, nullptr);
+    const void *blob = nullptr;
+    size_t len = 0;
+    EXPECT_EQ(doca_mmap_export_rdma(mmap, other, &blob, &len), DOCA_ERROR_NOT_FOUND)
+        << "p1 is not the mmap's";
+    // p0 is the mmap's device: the export goes on to the device, which (no rdma cap) cannot do it.
+    EXPECT_NE(doca_mmap_export_rdma(mmap, dev, &blob, &len), DOCA_ERROR_NOT_FOUND);
+    EXPECT_EQ(doca_mmap_destroy(mmap), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dev_close(other), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_mem_free(dpa, mem), DOCA_SUCCESS);
 }
 
 TEST_F(DpaComms, AnRdmaPostWithABadHandleIsTheFatalError) {

@@ -175,6 +175,14 @@ Result<DeviceDesc> parse_device(const json &j, Side side, size_t index, const st
         if (!ip) return bad(origin, where + " has ipv4 " + j["ipv4"].dump() + "; expected \"a.b.c.d\"");
         d.ipv4 = ip;
     }
+    if (j.contains("ibdev")) {
+        // The rdma-core device this function's RDMA runs on (as an SF on a BlueField is its own
+        // mlx5_N): doca_rdma contexts on the function open that device's verbs.
+        if (!j["ibdev"].is_string() || j["ibdev"].get<std::string>().empty())
+            return bad(origin, where + " has ibdev " + j["ibdev"].dump() +
+                                   "; expected the name of an rdma-core device such as \"rxe0\"");
+        d.ibdev_name = j["ibdev"].get<std::string>();
+    }
     if (j.contains("representors")) {
         if (side == Side::host) return bad(origin, where + ": only DPU-side devices have representors");
         auto reps = parse_reps(j["representors"], where, origin);

@@ -44,7 +44,7 @@ struct DeviceDesc {
     std::string pci_addr; // normalized
     doca_pci_func_type func_type = DOCA_PCI_FUNC_TYPE_PF;
     std::string iface_name;
-    std::string ibdev_name; // empty for an emulated function
+    std::string ibdev_name; // empty for an emulated function unless its topology entry names one ("ibdev")
     std::string vuid;
     std::optional<std::array<uint8_t, 6>> mac;
     std::optional<std::array<uint8_t, 4>> ipv4;

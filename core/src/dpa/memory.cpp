@@ -1,10 +1,12 @@
 // DPA memory: the heap of the emulated DPA process (ordinary process memory, so a dev_ptr is a
 // plain address device code can dereference), host <-> heap copies, and the DPA handles of mmaps.
+#include "dev/device.hpp"
 #include "dpa/dpa_context.hpp"
 
 #include "mem/buf.hpp"
 #include "mem/mmap.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -108,9 +110,18 @@ doca_error_t doca_mmap_set_dpa_memrange(doca_mmap *mmap, doca_dpa *dpa, uint64_t
     if (!mmap) return DOCA_ERROR_INVALID_VALUE;
     if (auto r = check_range(dpa, addr, len, "doca_mmap_set_dpa_memrange"); r != DOCA_SUCCESS) return r;
     if (mmap->started || mmap->from_export) return DOCA_ERROR_BAD_STATE;
+    if (mmap->range_set) return DOCA_ERROR_NOT_PERMITTED; // doca_mmap.h: set once
     mmap->addr = static_cast<uint8_t *>(ptr_of(addr));
     mmap->len = len;
     mmap->range_set = true;
+    mmap->dpa_range = true;
+    // The memory belongs to the DPA context's device (an extended context's own: the SF whose RDMA
+    // exports it), which DOCA makes the mmap's device: no doca_mmap_add_dev is allowed, and
+    // doca_mmap_export_rdma / doca_mmap_dev_get_dpa_handle name that device.
+    if (std::find(mmap->devs.begin(), mmap->devs.end(), dpa->dev) == mmap->devs.end()) {
+        mmap->devs.push_back(dpa->dev);
+        skiff::core::dev::dev_hold(dpa->dev);
+    }
     return DOCA_SUCCESS;
 }
 

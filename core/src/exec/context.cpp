@@ -46,7 +46,7 @@ doca_error_t doca_ctx::start() {
                        state_name(state()));
         return DOCA_ERROR_BAD_STATE;
     }
-    if (!pe_) {
+    if (!pe_ && !runs_without_pe()) {
         logger().error("{} ctx start: not connected to a progress engine (call doca_pe_connect_ctx first)",
                        type_name_);
         return DOCA_ERROR_NOT_CONNECTED;
@@ -86,7 +86,11 @@ doca_error_t doca_ctx::stop() {
     default:
         break;
     }
-    if (inflight() == 0 && all_tasks_returned()) {
+    // Inside one of its engine's callbacks the stop is asynchronous, as DOCA's is there (its samples
+    // check for IN_PROGRESS): running the IDLE callback now would nest a callback inside another.
+    // IDLE and its callback come from the next progress call (try_finish_stop).
+    const bool in_own_callback = pe_ && pe_->running_callbacks_on_this_thread();
+    if (inflight() == 0 && all_tasks_returned() && !in_own_callback) {
         on_stop_requested();
         finish_stop_locked();
         lock.unlock();

@@ -60,6 +60,9 @@ struct doca_ctx {
     virtual doca_error_t on_start() { return DOCA_SUCCESS; }
     // True for connection-oriented contexts: start leaves them STARTING until become_running().
     virtual bool starts_asynchronously() const { return false; }
+    // True when the data path runs elsewhere (doca_ctx_set_datapath_on_dpa): then start needs no
+    // progress engine (doca_ctx.h: NOT_CONNECTED only without a PE and without such a data path).
+    virtual bool runs_without_pe() const { return false; }
     // Stop was requested: every in-flight task must come back (flushed) through poll_completion().
     virtual void on_stop_requested() {}
     // Reached IDLE (nothing in flight, all tasks freed): tear engines down.

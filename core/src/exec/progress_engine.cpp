@@ -71,12 +71,25 @@ void doca_pe::disconnect(doca_ctx *ctx) {
     cursor_ = 0;
 }
 
+namespace {
+// The engine whose progress call runs on this thread (the innermost one: a callback of one engine
+// may progress another). Thread-local, so that a stop from another thread never reads the
+// progressing thread's state.
+thread_local const doca_pe *t_progressing = nullptr;
+} // namespace
+
+bool doca_pe::running_callbacks_on_this_thread() const {
+    return t_progressing == this;
+}
+
 uint8_t doca_pe::progress() {
     if (in_progress_) {
         logger().error("doca_pe_progress called from inside a completion callback; refused");
         return 0;
     }
     in_progress_ = true;
+    const doca_pe *outer = t_progressing;
+    t_progressing = this;
     uint8_t made_progress = 0;
     const size_t n = ctxs_.size();
     for (size_t i = 0; i < n; ++i) {
@@ -87,6 +100,7 @@ uint8_t doca_pe::progress() {
             break;
         }
     }
+    t_progressing = outer;
     in_progress_ = false;
     return made_progress;
 }

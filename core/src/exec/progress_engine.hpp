@@ -34,6 +34,9 @@ struct doca_pe {
     size_t num_connected() const { return ctxs_.size(); }
 
     uint8_t progress();
+    // True while this engine's doca_pe_progress() runs on the calling thread, i.e. the caller is
+    // one of its callbacks (task, event or state change).
+    bool running_callbacks_on_this_thread() const;
     // Arms the notifier; signals at once when some ctx already has work ready.
     void request_notification();
     size_t inflight() const;

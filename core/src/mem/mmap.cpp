@@ -121,6 +121,12 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev) {
     if (auto r = refuse_if_shared(mmap, "doca_mmap_add_dev"); r != DOCA_SUCCESS) return r;
     if (auto r = refuse_if_started(mmap, "doca_mmap_add_dev", DOCA_ERROR_NOT_PERMITTED); r != DOCA_SUCCESS)
         return r;
+    if (mmap->dpa_range) {
+        logger()->error(
+            "doca_mmap_add_dev: the mmap holds DPA memory (doca_mmap_set_dpa_memrange); its device "
+            "is the DPA context's and no other may be added");
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
     if (std::find(mmap->devs.begin(), mmap->devs.end(), dev) != mmap->devs.end()) {
         logger()->error("doca_mmap_add_dev: device {} was already added", dev->info.desc.name);
         return DOCA_ERROR_ALREADY_EXIST;

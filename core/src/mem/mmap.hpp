@@ -48,6 +48,9 @@ struct doca_mmap {
     uint8_t *addr = nullptr; // in the exporter's address space for an imported mmap
     size_t len = 0;
     bool range_set = false;
+    // The range is DPA heap memory (doca_mmap_set_dpa_memrange): the mmap's one device is the DPA
+    // context's, and doca_mmap_add_dev is not allowed (doca_mmap.h).
+    bool dpa_range = false;
     uint32_t permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
     uint32_t max_num_devices = skiff::core::mem::default_max_num_devices;
     std::vector<doca_dev *> devs;

@@ -151,6 +151,9 @@ struct doca_rdma final : doca_ctx {
     doca_error_t set_datapath_on_dpa(doca_dpa *dpa) override;
     doca_error_t attach_dpa_completion(doca_dpa_completion *comp);
     bool on_dpa() const { return dpa_ != nullptr; }
+    // Device code posts and reaps: no PE is needed unless RDMA-CM is used (its events come
+    // through one).
+    bool runs_without_pe() const override { return on_dpa(); }
     // The device-side state (nullptr unless started on the DPA).
     skiff::core::rdma::DpaRdma *dpa_state() const { return dpa_state_; }
     const std::vector<doca_rdma_connection> &connections() const { return conns_; }
