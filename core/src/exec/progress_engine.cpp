@@ -74,8 +74,9 @@ void doca_pe::disconnect(doca_ctx *ctx) {
 namespace {
 // The engine whose progress call runs on this thread (the innermost one: a callback of one engine
 // may progress another). Thread-local, so that a stop from another thread never reads the
-// progressing thread's state.
-thread_local const doca_pe *t_progressing = nullptr;
+// progressing thread's state. initial-exec: every doca_pe_progress reads and writes it, and the
+// library's default model for a shared object would make each access a __tls_get_addr call.
+thread_local const doca_pe *t_progressing __attribute__((tls_model("initial-exec"))) = nullptr;
 } // namespace
 
 bool doca_pe::running_callbacks_on_this_thread() const {
