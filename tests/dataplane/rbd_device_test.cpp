@@ -6,6 +6,7 @@
 #include "../nvmeof/test_loop.hpp"
 #include "skiff/dataplane/rbd_completion_queue.hpp"
 #include "skiff/dataplane/rbd_device.hpp"
+#include "skiff/dataplane/rbd_status.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <poll.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +31,7 @@ namespace {
 
 namespace tgt = nvmeof::target;
 namespace w = nvmeof::wire;
+using dataplane::rbd_io_status;
 using dataplane::RbdCompletionNode;
 using dataplane::RbdCompletionQueue;
 using dataplane::RbdDevice;
@@ -102,6 +105,43 @@ TEST(RbdCompletionQueue, NothingPushedMeansNoWakeupAndAnEmptyTake) {
     EXPECT_EQ(n->next_done, &b);
     EXPECT_EQ(n->next_done->next_done, nullptr);
     EXPECT_EQ(::poll(&pfd, 1, 0), 0) << "the eventfd stays readable after the take";
+}
+
+// librbd's results as the commands see them: no cluster needed, these are librbd's documented
+// return values (librbd.h: rbd_aio_compare_and_write fails with -EILSEQ on a miscompare).
+TEST(RbdStatus, LibrbdResultsMapToTheNvmeStatusTheHostActsOn) {
+    using tgt::IoOp;
+    const uint16_t kAnaInaccessible = w::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
+    EXPECT_EQ(rbd_io_status(IoOp::kWrite, 4096), 0);
+    EXPECT_EQ(rbd_io_status(IoOp::kCompareAndWrite, 512), 0);
+    EXPECT_EQ(rbd_io_status(IoOp::kCompareAndWrite, -EILSEQ), kCompareFailed);
+    // -EILSEQ means a miscompare only for compare-and-write.
+    EXPECT_EQ(rbd_io_status(IoOp::kWrite, -EILSEQ), w::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+    // The cluster, not the request: a path error the host retries elsewhere (DNR clear).
+    for (int err : {ETIMEDOUT, ENOTCONN, ESHUTDOWN, ECONNREFUSED}) {
+        EXPECT_EQ(rbd_io_status(IoOp::kRead, -err), kAnaInaccessible) << err;
+        EXPECT_EQ(rbd_io_status(IoOp::kCompareAndWrite, -err), kAnaInaccessible) << err;
+        EXPECT_TRUE(dataplane::rbd_result_unreachable(-err));
+    }
+    EXPECT_FALSE(dataplane::rbd_result_unreachable(-EIO));
+    EXPECT_EQ(rbd_io_status(IoOp::kCompareAndWrite, -EINVAL),
+              w::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD, true));
+    EXPECT_EQ(rbd_io_status(IoOp::kWrite, -ENOSPC),
+              w::Status::make(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED, true));
+    EXPECT_EQ(rbd_io_status(IoOp::kRead, -EIO), w::Status::make(NVME_SCT_MEDIA, NVME_SC_READ_ERROR));
+    EXPECT_EQ(rbd_io_status(IoOp::kFlush, -EIO), w::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT));
+}
+
+// librbd 16.x takes a compare-and-write only inside one 512-byte sector (-EINVAL otherwise,
+// measured against the dev cluster); anything else stays on the gated compare-then-write path.
+TEST(RbdStatus, OnlyASingleSectorGoesToLibrbdAsOneCompareAndWrite) {
+    EXPECT_TRUE(RbdDevice::fits_atomic_compare_and_write(0, 512));
+    EXPECT_TRUE(RbdDevice::fits_atomic_compare_and_write(8192 + 512, 512));
+    EXPECT_TRUE(RbdDevice::fits_atomic_compare_and_write(256, 256));
+    EXPECT_FALSE(RbdDevice::fits_atomic_compare_and_write(256, 512)) << "crosses a sector";
+    EXPECT_FALSE(RbdDevice::fits_atomic_compare_and_write(0, 1024));
+    EXPECT_FALSE(RbdDevice::fits_atomic_compare_and_write(0, 4096));
+    EXPECT_FALSE(RbdDevice::fits_atomic_compare_and_write(0, 0));
 }
 
 class RbdOpenFailure : public ::testing::Test {
@@ -206,7 +246,7 @@ class RbdCluster : public ::testing::Test {
         const char *v = std::getenv(name);
         return v && *v ? v : dflt;
     }
-    uint16_t run(tgt::IoOp op, uint64_t offset, uint64_t len, void *buf) {
+    uint16_t run(tgt::IoOp op, uint64_t offset, uint64_t len, void *buf, void *write_buf = nullptr) {
         struct Result {
             bool done = false;
             uint16_t status = 0xFFFF;
@@ -216,6 +256,7 @@ class RbdCluster : public ::testing::Test {
         io.offset = offset;
         io.len = len;
         io.buf = buf;
+        io.write_buf = write_buf;
         io.owner = &r;
         io.done = [](tgt::BackendIo &io, uint16_t st) {
             auto &res = *static_cast<Result *>(io.owner);
@@ -249,6 +290,27 @@ TEST_F(RbdCluster, WriteReadCompareWriteZeroesDiscardFlush) {
     ASSERT_EQ(run(tgt::IoOp::kRead, kOff, kLen, in.p()), 0);
     EXPECT_EQ(in.v, std::vector<uint8_t>(kLen, 0));
     EXPECT_EQ(run(tgt::IoOp::kDeallocate, kOff, kLen, nullptr), 0);
+    EXPECT_TRUE(dev->accessible());
+}
+
+// One rbd_aio_compare_and_write per fused pair: the write lands only when the stored bytes
+// match, a miscompare is Compare Failure and writes nothing.
+TEST_F(RbdCluster, CompareAndWriteIsOneLibrbdOperationAndAMiscompareWritesNothing) {
+    constexpr uint64_t kOff = (12 << 20) + 1536, kLen = 512;
+    ASSERT_TRUE(dev->atomic_compare_and_write(kOff, kLen));
+    EXPECT_FALSE(dev->atomic_compare_and_write(kOff, 4096)) << "librbd 16 refuses more than a sector";
+    AlignedBuf first(kLen), second(kLen), third(kLen), back(kLen);
+    first.fill(11);
+    second.fill(22);
+    third.fill(33);
+    ASSERT_EQ(run(tgt::IoOp::kWrite, kOff, kLen, first.p()), 0);
+    EXPECT_EQ(run(tgt::IoOp::kCompareAndWrite, kOff, kLen, first.p(), second.p()), 0);
+    ASSERT_EQ(run(tgt::IoOp::kRead, kOff, kLen, back.p()), 0);
+    EXPECT_EQ(back.v, second.v) << "the matching pair did not write";
+    // `first` no longer matches what is stored.
+    EXPECT_EQ(run(tgt::IoOp::kCompareAndWrite, kOff, kLen, first.p(), third.p()), kCompareFailed);
+    ASSERT_EQ(run(tgt::IoOp::kRead, kOff, kLen, back.p()), 0);
+    EXPECT_EQ(back.v, second.v) << "a miscompare wrote";
     EXPECT_TRUE(dev->accessible());
 }
 

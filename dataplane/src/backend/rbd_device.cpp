@@ -94,6 +94,10 @@ Status RbdDevice::connect() {
         {"rados_mon_op_timeout", op_timeout},
         // A completed write must be on the OSDs: no client-side write-back cache (VWC clear).
         {"rbd_cache", "false"},
+        // librbd copies a write's bytes when it takes the write (its default, pinned here): the
+        // watchdog may then answer a stuck write early without librbd reading the request's
+        // buffer afterwards (backend README, "Losing the cluster").
+        {"rbd_disable_zero_copy_writes", "true"},
         // librados' own log must not land on the target's stderr.
         {"log_to_stderr", "false"},
         {"err_to_stderr", "false"},
@@ -132,6 +136,7 @@ Status RbdDevice::connect() {
                               "the image has the journaling feature, which skiff does not serve (every "
                               "write would go twice; `rbd feature disable " +
                               label_ + " journaling`)");
+    exclusive_lock_ = (features & RBD_FEATURE_EXCLUSIVE_LOCK) != 0;
     char id[64] = {};
     if (rbd_get_id(image_, id, sizeof(id)) == 0) header_object_ = std::string("rbd_header.") + id;
     uint64_t want = o.size_bytes ? o.size_bytes : actual;
@@ -148,7 +153,8 @@ Status RbdDevice::connect() {
                feature_names(features),
                features & RBD_FEATURE_EXCLUSIVE_LOCK
                    ? ""
-                   : " (no exclusive-lock: only one gateway may write it at a time, see backend README)");
+                   : " (no exclusive-lock: serve it from one gateway only, and stuck writes wait for librbd "
+                     "instead of failing over; see dataplane/src/backend/README.md)");
     return Status::success();
 }
 
@@ -172,19 +178,35 @@ RbdDevice::open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::
     return std::unique_ptr<nvmeof::target::IoChannel>(std::move(ch));
 }
 
-void RbdDevice::set_lost(bool lost) {
-    if (lost_.exchange(lost, std::memory_order_acq_rel) == lost) return;
-    ana_changes_.fetch_add(1, std::memory_order_acq_rel);
+template <typename F>
+void RbdDevice::update_state(F f, const char *why) {
+    uint64_t old = state_.load(std::memory_order_acquire), next;
+    bool was, is;
+    do {
+        next = f(old) & kDownMask;
+        was = (old & kDownMask) == 0;
+        is = next == 0;
+        next |= ((old >> kChangesShift) + (was != is)) << kChangesShift;
+    } while (!state_.compare_exchange_weak(old, next, std::memory_order_acq_rel, std::memory_order_acquire));
+    if (was == is) return;
     auto log = skiff::log::get("dataplane");
-    if (lost)
-        log->warn("rbd backend: {}: cluster unreachable: namespace inaccessible (ANA) until it answers again",
-                  label_);
+    if (!is)
+        log->warn("rbd backend: {}: {}: namespace inaccessible (ANA) until it answers again", label_, why);
     else
-        log->info("rbd backend: {}: cluster reachable again: namespace accessible", label_);
+        log->info("rbd backend: {}: cluster reachable again and no I/O stuck: namespace accessible", label_);
+}
+
+void RbdDevice::set_lost(bool lost) {
+    update_state([lost](uint64_t s) { return lost ? s | kLost : s & ~kLost; }, "cluster unreachable");
+}
+
+void RbdDevice::set_stalled(bool stalled) {
+    update_state([stalled](uint64_t s) { return stalled ? s + kStalledOne : s - kStalledOne; },
+                 "an I/O has been inside librbd for longer than op_timeout_s");
 }
 
 void RbdDevice::mark_lost(int err) {
-    if (!lost_.load(std::memory_order_acquire))
+    if (accessible())
         skiff::log::get("dataplane")->warn("rbd backend: {}: I/O failed: {}", label_, errno_text(err));
     set_lost(true);
     wake_.notify_all(); // probe now: the watcher decides when it is back
