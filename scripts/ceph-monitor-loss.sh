@@ -70,7 +70,8 @@ for b in skiff-target skiff-perf; do
     [ -x "$BIN/$b" ] || { echo "ceph-monitor-loss: $BIN/$b missing (scripts/build.sh release)" >&2; exit 1; }
 done
 [ -f "$CONF" ] || { echo "ceph-monitor-loss: no $CONF (scripts/ceph-dev-cluster.sh start --dir $DIR)" >&2; exit 1; }
-"${CLUSTER[@]}" status --dir "$DIR" | grep -q "^mon.a: running" ||
+cluster_status=$("${CLUSTER[@]}" status --dir "$DIR" 2>&1 || true)
+grep -q "^mon.a: running" <<<"$cluster_status" ||
     { echo "ceph-monitor-loss: the cluster's monitor does not run (scripts/ceph-dev-cluster.sh start --dir $DIR)" >&2; exit 1; }
 
 WORK=$(mktemp -d /tmp/skiff-monitor-loss-XXXXXX)
@@ -135,6 +136,8 @@ fi
 t_back=$(now)
 "${CLUSTER[@]}" start-mon --dir "$DIR" >/dev/null
 if [ -z "$t_err" ]; then
+    # No error reached it while the monitor was away: it is still writing (or stuck); stop it.
+    kill "$perf_pid" 2>/dev/null || true
     wait "$perf_pid" || perf_rc=$?
     t_err=$(now)
     first_error=$(grep -o "failed with NVMe status.*" "$WORK/perf.err" | head -1 || true)
