@@ -11,17 +11,34 @@ COLUMNS = ["row", "iops", "mib_s", "avg_us", "p50_us", "p99_us", "p99.9_us", "ma
            "ceiling_iops", "ceiling_mib_s", "ceiling_ratio", "hostmem_ram", "hostmem_ram_of_ceiling"]
 
 
-def rows_of(out: Path):
-    rows = []
+def median_runs(out: Path):
+    """bench/run --repeat N writes N lines per row (one per pass over the matrix, so each row is
+    sampled minutes apart, in whichever speed phase the VM is in then). A row is reported as its
+    median pass (by IOPS; the lower middle for an even count), whole, so its latency columns come
+    from the same run; "runs" keeps every pass's IOPS."""
+    groups = {}
     for line in (out / "rows.jsonl").read_text().splitlines():
         r = json.loads(line)
+        groups.setdefault(r["name"], []).append(r)
+    picked = []
+    for runs in groups.values():
+        ordered = sorted(runs, key=lambda r: r["skiff"]["iops"])
+        median = dict(ordered[(len(ordered) - 1) // 2])
+        median["runs"] = [r["skiff"]["iops"] for r in runs]
+        picked.append(median)
+    return picked
+
+
+def rows_of(out: Path):
+    rows = []
+    for r in median_runs(out):
         s, c, lat = r["skiff"], r["ceiling"], r["skiff"]["latency_us"]
         rows.append({
             "row": r["name"], "iops": s["iops"], "mib_s": s["mib_s"], "avg_us": lat["avg"],
             "p50_us": lat["p50"], "p99_us": lat["p99"], "p99.9_us": lat["p99.9"], "max_us": lat["max"],
             "ceiling_iops": c["iops"], "ceiling_mib_s": c["mib_s"],
             "ceiling_ratio": s["iops"] / c["iops"] if c["iops"] else 0.0,
-            "profile": r["profile"], "skiff": s, "ceiling": c,
+            "profile": r["profile"], "skiff": s, "ceiling": c, "runs": r["runs"],
         })
     add_hostmem_ratio(rows)
     return rows
@@ -47,8 +64,11 @@ def add_hostmem_ratio(rows):
 
 
 def print_table(rows):
+    passes = max(len(r["runs"]) for r in rows) if rows else 1
     head = f"{'row':<32} {'IOPS':>9} {'MiB/s':>8} {'avg us':>7} {'p50':>7} {'p99':>7} {'p99.9':>7} " \
            f"{'ceiling IOPS':>12} {'of ceiling':>10} {'vs ram':>11} {'same, of ceil':>13}"
+    if passes > 1:
+        head += "  runs (K IOPS)"
     print(head)
     print("-" * len(head))
     lab = False
@@ -61,8 +81,14 @@ def print_table(rows):
         vs_ram = f"{100 * r['hostmem_ram']:>10.1f}%" if r["hostmem_ram"] else f"{'':>11}"
         if r["hostmem_ram_of_ceiling"]:
             vs_ram += f" {100 * r['hostmem_ram_of_ceiling']:>12.1f}%"
+        runs = ""
+        if passes > 1:
+            pad = max(0, 11 + 1 + 13 - len(vs_ram))  # the "same, of ceil" column may be empty
+            runs = " " * pad + "  " + " ".join(f"{i / 1000:.0f}" for i in r["runs"])
         print(f"{r['row']:<32} {r['iops']:>9.0f} {r['mib_s']:>8.1f} {r['avg_us']:>7.1f} {r['p50_us']:>7.1f} "
-              f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {ceiling} {ratio} {vs_ram}")
+              f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {ceiling} {ratio} {vs_ram}{runs}")
+    if passes > 1:
+        print(f"Each row is the median of {passes} passes over the matrix (runs: every pass's IOPS, in order).")
     if any(r["hostmem_ram"] for r in rows):
         print("vs ram: IOPS over the ram row's (hostmem, aio, rbd rows); 'same, of ceil': each row's fraction of its own "
               "tcp-ceiling (taken right after it) over the ram row's, which cancels the VM's speed changes.")
@@ -106,7 +132,7 @@ def main():
         for r in rows:
             w.writerow([r["row"]] + [f"{r[c]:.4f}" if c in ("ceiling_ratio", "hostmem_ram", "hostmem_ram_of_ceiling") else f"{r[c]:.1f}" for c in COLUMNS[1:]])
     (out / "results.json").write_text(json.dumps(
-        {"rows": [{k: r[k] for k in COLUMNS + ["profile", "skiff", "ceiling"]} for r in rows]}, indent=2) + "\n")
+        {"rows": [{k: r[k] for k in COLUMNS + ["profile", "skiff", "ceiling", "runs"]} for r in rows]}, indent=2) + "\n")
     write_chart(out, rows)
     print(f"bench/run: wrote {out / 'results.csv'} and {out / 'results.json'}")
 

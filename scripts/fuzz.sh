@@ -62,6 +62,8 @@ work=build-fuzz/fuzz-work
 
 # Every sanitizer report is fatal; leaks count as crashes too (libFuzzer checks after each input).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_may_return_null=1}"
+# boost::lockfree's tagged free-list pointers look like leaks to LeakSanitizer: tests/fuzz/lsan.supp.
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/tests/fuzz/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 failed=0
@@ -79,10 +81,12 @@ for h in "${harnesses[@]}"; do
   rc=0
   "$bin/fuzz-$h" "${opts[@]}" "${inputs[@]}" >"$work/$h/log" 2>&1 || rc=$?
   # libFuzzer's last status line ("#N ... cov: C ft: F ...") and its final statistics.
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/$h/log" | tail -n 1 | awk '{print $2}')
-  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$work/$h/log" | tail -n 1 | tr -d '#')
-  cov=$(grep -oE 'cov: [0-9]+' "$work/$h/log" | tail -n 1 | awk '{print $2}')
-  ft=$(grep -oE 'ft: [0-9]+' "$work/$h/log" | tail -n 1 | awk '{print $2}')
+  # (|| true: a harness that fails on its first input prints no coverage line, and under pipefail
+  # the missing match would end this script before it reports the failure.)
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/$h/log" | tail -n 1 | awk '{print $2}' || true)
+  [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$work/$h/log" | tail -n 1 | tr -d '#' || true)
+  cov=$(grep -oE 'cov: [0-9]+' "$work/$h/log" | tail -n 1 | awk '{print $2}' || true)
+  ft=$(grep -oE 'ft: [0-9]+' "$work/$h/log" | tail -n 1 | awk '{print $2}' || true)
   crashes=$(find "$work/$h" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
   if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes=1; fi # died without an artifact
   results+=("$(printf '%-22s %12s %8s %8s %8s' "$h" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$crashes")")

@@ -15,8 +15,9 @@ PACKAGES=(
   clang-14 libclang-rt-14-dev
   iproute2 procps python3
   # the lab VM (tests/lab/vm/build-image checks the same list): qemu under TCG, debootstrap for
-  # the guest image, busybox + cpio for its initramfs, socat for the guest-to-host relay
-  qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod socat xz-utils
+  # the guest image, busybox + cpio for its initramfs, socat for the guest-to-host relay, xz and
+  # zstd to unpack the kernels' vmlinux (6.1's is xz-compressed, the backports 6.12's zstd)
+  qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod socat xz-utils zstd
   gnuplot-nox
 )
 

@@ -19,7 +19,8 @@
 #                     RAM; skiff-ctl arms an Unrecovered Read Error (with and without DNR) and a
 #                     Write Fault; the guest's read fails (the kernel logs the status) or is
 #                     retried, fio reports the write error, fio verify on namespace 2 never fails.
-#   auth              tests/lab/auth.sh: DH-HMAC-CHAP with the kernel initiator; secrets from
+#   auth              tests/lab/auth.sh, on the backports kernel (LAB_KERNEL=backports, 6.12: its
+#                     NVMe host has DH-HMAC-CHAP): the kernel initiator authenticates; secrets from
 #                     nvme gen-dhchap-key in the guest, set with skiff-ctl host add; host A with
 #                     --dhchap-secret (SHA-256, null group) passes fio verify; host B with a wrong
 #                     secret is refused (the target logs why) while A keeps working; host B with

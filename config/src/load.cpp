@@ -567,12 +567,14 @@ LoadResult parse_config(const json &doc) {
 LoadResult parse_config_text(const std::string &text) {
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) {
-        // Re-parse with exceptions on to get the position of the syntax error.
+        // Re-parse with exceptions on to get the position of the syntax error. Any json exception:
+        // a number too large for a double ("1E4447") is out_of_range, not parse_error, and an
+        // uncaught one ended skiff-target on a SIGHUP reload of such a file.
         LoadResult out;
         try {
             json again = json::parse(text);
             (void)again;
-        } catch (const json::parse_error &e) {
+        } catch (const json::exception &e) {
             out.errors.push_back(std::string("(syntax): ") + e.what());
         }
         return out;

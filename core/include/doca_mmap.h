@@ -28,7 +28,8 @@ DOCA_STABLE doca_error_t doca_mmap_create(struct doca_mmap **mmap);
 DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
 /** Freezes the configuration; bufs and exports become possible. NOT_PERMITTED on exported/imported mmaps. */
 DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
-/** Frees every export descriptor and revokes every import. NOT_PERMITTED while bufs exist. */
+/** Frees every export descriptor and revokes every import. NOT_PERMITTED while bufs exist.
+ *  An mmap created from an export may be stopped too (then only destroyed). */
 DOCA_STABLE doca_error_t doca_mmap_stop(struct doca_mmap *mmap);
 /** ALREADY_EXIST for a duplicate, NO_MEMORY past max_num_devices, NOT_PERMITTED once
  * started/exported/imported. */

@@ -229,7 +229,8 @@ doca_error_t doca_rdma_task_write_imm_set_conf(
     struct doca_rdma *rdma, doca_rdma_task_write_imm_completion_cb_t successful_task_completion_cb,
     doca_rdma_task_write_imm_completion_cb_t error_task_completion_cb, uint32_t num_tasks);
 
-/* Receive: posted to the context's shared receive queue; any connection may fill it. */
+/* Receive: posted to the context's shared receive queue; any connection may fill it. dst_buf may
+ * be NULL for a receive that only takes an immediate (a write with immediate, a send of 0 bytes). */
 doca_error_t doca_rdma_task_receive_allocate_init(struct doca_rdma *rdma, struct doca_buf *dst_buf,
                                                   union doca_data user_data,
                                                   struct doca_rdma_task_receive **task);

@@ -231,6 +231,15 @@ doca_rdma_task_receive *post_receive(Side &s, uint8_t *region) {
     return t;
 }
 
+// A receive with no buffer: it only takes an immediate (NVIDIA's rdma_write_immediate_responder
+// posts the receive for a write with immediate this way).
+void post_receive_without_buffer(Side &s) {
+    doca_rdma_task_receive *t = nullptr;
+    check_rc(doca_rdma_task_receive_allocate_init(s.rdma, nullptr, {}, &t),
+             "receive allocate without a buffer");
+    check_rc(doca_task_submit(doca_rdma_task_receive_as_task(t)), "receive submit (no buffer)");
+}
+
 // Returns the received bytes of a completed receive task and frees it with its buffer.
 std::string take_received(doca_rdma_task_receive *t) {
     doca_buf *b = doca_rdma_task_receive_get_dst_buf(t);
@@ -421,8 +430,9 @@ int run_server(const std::string &device, uint16_t port, bool no_cm) {
     check(ev.recv_conn_matches, "server: the receive names the connection");
     check(take_received(ev.last_recv) == "hello from the client", "server: hello bytes");
 
-    // Two receives: one for the write-with-immediate, one for the final message.
-    post_receive(s, recv_area);
+    // Two receives: one for the write-with-immediate (no buffer: only its immediate is taken), one
+    // for the final message.
+    post_receive_without_buffer(s);
     send_bytes(s, send_area, blob, blob_len, true, kBlobImm);
     if (!progress_until(
             s, [] { return ev.send_done == 1; }, "server: send_imm of the export"))
@@ -432,7 +442,9 @@ int run_server(const std::string &device, uint16_t port, bool no_cm) {
         return 1;
     check(ev.last_opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM, "server: opcode WRITE_WITH_IMM");
     check(ev.last_imm == kWriteImm, "server: immediate of the write");
-    take_received(ev.last_recv);
+    check(doca_rdma_task_receive_get_dst_buf(ev.last_recv) == nullptr,
+          "server: the write_imm receive has no buffer");
+    doca_task_free(doca_rdma_task_receive_as_task(ev.last_recv));
     bool same = true;
     for (size_t i = 0; i < kRegion; ++i) same &= write_target[i] == pattern(i, 0xa0);
     check(same, "server: bytes written by RDMA WRITE + WRITE_IMM");

@@ -11,11 +11,17 @@
 # The host then checks the target's log: both successes with the negotiated hash and group, the
 # refusal naming host B and why, and no secret anywhere in it.
 #
-# A guest kernel without CONFIG_NVME_AUTH (Debian 12's 6.1 is built so) cannot run it: the test
-# then exits 77 and scripts/lab-tests.sh counts it as skipped, not passed.
+# The guest boots the lab's backports kernel (LAB_KERNEL=backports: bookworm-backports' 6.12,
+# CONFIG_NVME_HOST_AUTH=y); bookworm's own 6.1 is built without CONFIG_NVME_AUTH. A guest kernel
+# without it (LAB_KERNEL=default) cannot run the test: it then exits 77 and
+# scripts/lab-tests.sh counts it as skipped, not passed. The guest runs with
+# nvme_core.multipath=N, so each host's controller is its own block device (fio as host B goes
+# through host B's connection), and host B connects through a second listener: nvme-cli 2.4
+# refuses a second controller to the same address, port and subsystem.
 #
 #   tests/lab/auth.sh        (for scripts/lab-tests.sh)
-# Environment: SKIFF_TARGET, SKIFF_CTL (default build/bin/...), LAB_* knobs. Exit 0 = pass.
+# Environment: SKIFF_TARGET, SKIFF_CTL (default build/bin/...), LAB_* knobs (LAB_KERNEL
+# defaults to backports here). Exit 0 = pass.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 checkout="$(pwd)"
@@ -26,7 +32,9 @@ nqn=nqn.2026-11.io.skiff:lab-auth
 host_a=nqn.2014-08.org.nvmexpress:uuid:1ab0b0e0-0000-4000-8000-00000000000a
 host_b=nqn.2014-08.org.nvmexpress:uuid:1ab0b0e0-0000-4000-8000-00000000000b
 me=auth
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port="$(free_port)"   # host A
+port_b="$(free_port)" # host B
 work="$(mktemp -d "$checkout/build/lab-auth-XXXXXX")" # shared with the guest
 sock="$work/ctl.sock"
 cat >"$work/target.json" <<JSON
@@ -35,7 +43,8 @@ cat >"$work/target.json" <<JSON
   "backends": [{"name": "disk", "kind": "ram", "size": "64MiB"}],
   "subsystems": [{"nqn": "$nqn", "allowed_hosts": ["$host_a", "$host_b"],
                   "namespaces": [{"nsid": 1, "backend": "disk"}]}],
-  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": $port}],
+  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": $port},
+                {"trtype": "tcp", "addr": "127.0.0.1", "port": $port_b}],
   "discovery": null
 }
 JSON
@@ -58,13 +67,16 @@ for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { echo "$me: skiff-target did not open $sock"; cat "$work/target.log"; echo "$me: FAIL"; exit 1; }
 
 # shellcheck disable=SC2016  # expanded in the guest
-LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK HOST_A HOST_B" PORT="$port" NQN="$nqn" WORK="$work" \
-  HOST_A="$host_a" HOST_B="$host_b" LAB_TIMEOUT="${LAB_TIMEOUT:-400}" "$lab/run" '
+LAB_KERNEL="${LAB_KERNEL:-backports}" LAB_CMDLINE="${LAB_CMDLINE:-} nvme_core.multipath=N" \
+  LAB_HOST_PORTS="$port $port_b" LAB_PASS_ENV="PORT PORT_B NQN WORK HOST_A HOST_B FIO_SIZE" \
+  PORT="$port" PORT_B="$port_b" NQN="$nqn" WORK="$work" HOST_A="$host_a" HOST_B="$host_b" \
+  FIO_SIZE="${FIO_VERIFY_SIZE:-4M}" LAB_TIMEOUT="${LAB_TIMEOUT:-400}" "$lab/run" '
 set -uo pipefail
 . /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
-# A kernel built without CONFIG_NVME_AUTH has no DH-HMAC-CHAP in its initiator at all.
-if ! grep -q " nvme_auth_negotiate$" /proc/kallsyms; then
+# A kernel built without CONFIG_NVME_AUTH has no DH-HMAC-CHAP in its initiator at all (with it,
+# nvme_auth_negotiate is in nvme_core: "ADDR t nvme_auth_negotiate<TAB>[nvme_core]").
+if ! grep -qw nvme_auth_negotiate /proc/kallsyms; then
   echo "SKIP: this kernel ($(uname -r)) is built without CONFIG_NVME_AUTH: its initiator cannot authenticate"
   touch "$WORK/no-auth" # first: the host reads keys-ready as "look at no-auth now"
   touch "$WORK/keys-ready"
@@ -82,33 +94,44 @@ printf "%s\n%s\n%s\n" "$key_a" "$key_b" "$key_ctrl" >"$WORK/keys"
 touch "$WORK/keys-ready"
 wait_for "[ -e $WORK/secrets-set ]" || { echo "FAIL: the host never set the secrets"; exit 1; }
 rc=0
-connect() { nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --nr-io-queues 2 "$@"; }
+echo "kernel $(uname -r), nvme_core.multipath=$(cat /sys/module/nvme_core/parameters/multipath), $(nvme version | head -n 1)"
+# connect PORT HOSTNQN [nvme connect options]. Each host gets the host id of its NQN: 6.12 refuses
+# (EINVAL) a second host NQN with the host id already in use, which nvme-cli would otherwise
+# take from /etc/nvme/hostid for both. Keep-alive 30 s: the emulated CPU computes an ffdhe4096
+# key for seconds, during which the host sends nothing; with the default 5 s the target (like
+# nvmet) tears the controller down for keep-alive before the Reply arrives.
+connect() {
+  local p="$1" h="$2"; shift 2
+  nvme connect -t tcp -a 10.0.2.100 -s "$p" -n "$NQN" --hostnqn "$h" --hostid "${h##*:uuid:}" --nr-io-queues 2 \
+    --keep-alive-tmo 30 "$@"
+}
 
 echo "== 1. host A, --dhchap-secret (SHA-256, null group)"
-connect --hostnqn "$HOST_A" --dhchap-secret "$key_a" || { echo "FAIL: host A could not connect"; exit 1; }
+connect "$PORT" "$HOST_A" --dhchap-secret "$key_a" || { echo "FAIL: host A could not connect"; exit 1; }
 wait_for "[ -n \"\$(dev_of $HOST_A)\" ] && [ -b \$(dev_of $HOST_A) ]" || { echo "FAIL: no namespace for host A"; exit 1; }
 dev_a=$(dev_of "$HOST_A"); echo "host A: $dev_a"
-lab_fio_verify $dev_a 8M || { echo "FAIL: fio verify as host A"; rc=1; }
+lab_fio_verify $dev_a "$FIO_SIZE" || { echo "FAIL: fio verify as host A"; rc=1; }
 
 echo "== 2. host B with a wrong secret"
-if connect --hostnqn "$HOST_B" --dhchap-secret "$key_a" 2>&1; then
+if connect "$PORT_B" "$HOST_B" --dhchap-secret "$key_a" 2>&1; then
   echo "FAIL: host B connected with host A'"'"'s secret"; rc=1
 else echo "== refused, as it must be"; fi
 dmesg | grep -iE "authentication failed|qid 0: .*(fail|error)" | tail -n 3
-lab_fio_verify $dev_a 8M || { echo "FAIL: host A stopped working after host B was refused"; rc=1; }
+lab_fio_verify $dev_a "$FIO_SIZE" || { echo "FAIL: host A stopped working after host B was refused"; rc=1; }
 
 echo "== 3. host B, --dhchap-secret and --dhchap-ctrl-secret (bidirectional, SHA-512, ffdhe4096)"
-connect --hostnqn "$HOST_B" --dhchap-secret "$key_b" --dhchap-ctrl-secret "$key_ctrl" \
+connect "$PORT_B" "$HOST_B" --dhchap-secret "$key_b" --dhchap-ctrl-secret "$key_ctrl" \
   || { echo "FAIL: host B could not connect"; exit 1; }
 wait_for "[ -n \"\$(dev_of $HOST_B)\" ] && [ -b \$(dev_of $HOST_B) ]" || { echo "FAIL: no namespace for host B"; exit 1; }
 dev_b=$(dev_of "$HOST_B"); echo "host B: $dev_b"
-lab_fio_verify $dev_b 8M || { echo "FAIL: fio verify as host B"; rc=1; }
+lab_fio_verify $dev_b "$FIO_SIZE" || { echo "FAIL: fio verify as host B"; rc=1; }
 nvme disconnect -n "$NQN" || rc=1
 exit $rc
 ' &
 gpid=$!
 rc=0
-if wait_file "$work/keys-ready" 3000 && [ ! -e "$work/no-auth" ]; then
+# The guest boots first: allow it the whole VM timeout (a loaded host makes a TCG boot slow).
+if wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$work/no-auth" ]; then
   mapfile -t keys <"$work/keys"
   "$ctl" --socket "$sock" host add "$nqn" "$host_a" --dhchap-key "${keys[0]}" --dhchap-hash sha256 \
     --dhchap-dhgroup null >/dev/null || rc=1

@@ -40,7 +40,12 @@ rss_bound_kib=$((64 * 1024))
 
 nqn=nqn.2026-11.io.skiff:soak
 channel="skiff-soak-$$"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port="$(free_port)"
+# Host B's own listener: nvme-cli 2.4 answers "already connected" to a second connection to the
+# same address and subsystem even from another host NQN (-D does not lift it), so each host
+# connects through its own port.
+port_b="$(free_port)"
 work="$(mktemp -d "$checkout/build/soak-XXXXXX")" # shared with the guest (marker files, logs)
 sock="$work/ctl.sock"
 
@@ -57,7 +62,8 @@ write_config() {
                {"name": "host0", "kind": "hostmem", "size": "16MiB", "channel": "$channel"}],
   "subsystems": [{"nqn": "$nqn", "serial": "SKIFFSOAK1", "allow_any_host": true,
                   "namespaces": [{"nsid": 1, "backend": "ram1"}, {"nsid": 2, "backend": "host0"}$ns4]}],
-  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": $port}],
+  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": $port},
+                {"trtype": "tcp", "addr": "127.0.0.1", "port": $port_b}],
   "discovery": null
 }
 JSON
@@ -92,7 +98,7 @@ alive() { kill -0 "$tpid" 2>/dev/null; }
 # writes, each read back with crc32c); host B connects and disconnects in a loop. It writes its
 # counts to $WORK/guest-summary when the host touches $WORK/stop.
 # shellcheck disable=SC2016  # expanded in the guest
-LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" PORT="$port" NQN="$nqn" WORK="$work" \
+LAB_HOST_PORTS="$port $port_b" LAB_PASS_ENV="PORT PORT_B NQN WORK" PORT="$port" PORT_B="$port_b" NQN="$nqn" WORK="$work" \
   LAB_TIMEOUT=$((seconds + 600)) "$lab/run" '
 set -uo pipefail
 . /lab/guest/functions.sh
@@ -110,9 +116,8 @@ ios=0 verify_errors=0 passes=0 failed_passes=0
 ( cycles=0 fails=0
   hostb=nqn.2014-08.org.nvmexpress:uuid:5eed5eed-0000-4000-8000-00000000000b
   while [ ! -e "$WORK/stop" ]; do
-    # Its own host ID, and -D: nvme-cli refuses a second connection to the same address and
-    # subsystem ("already connected") even from another host NQN.
-    if nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" -q "$hostb" -I 5eed5eed-0000-4000-8000-00000000000b -D \
+    # Its own host NQN, host ID and listener port (see port_b on the host).
+    if nvme connect -t tcp -a 10.0.2.100 -s "$PORT_B" -n "$NQN" -q "$hostb" -I 5eed5eed-0000-4000-8000-00000000000b \
         --nr-io-queues 1 >/tmp/hostb.err 2>&1; then
       sleep $((1 + RANDOM % 3))
       # Host B only (by its controller; "disconnect -n" would take host A too).

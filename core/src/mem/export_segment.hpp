@@ -16,8 +16,10 @@ namespace skiff::core::mem {
 // a descriptor that disagrees with its segment (forged or mismatched).
 struct SegmentRecord {
     uint64_t addr = 0, len = 0;
-    int32_t liveness_fd = -1; // exporter_liveness.hpp
-    int32_t backing_fd = -1;  // -1: private memory (shared_backing.hpp)
+    uint32_t permissions = 0;   // the rights exported: a descriptor may not claim more
+    char exporter_pci[16] = {}; // the exporting function: decides which device may import
+    int32_t liveness_fd = -1;   // exporter_liveness.hpp
+    int32_t backing_fd = -1;    // -1: private memory (shared_backing.hpp)
     uint64_t backing_offset = 0, backing_dev = 0, backing_ino = 0;
 };
 

@@ -85,10 +85,8 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap) {
 
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap) {
     if (mmap == nullptr) return DOCA_ERROR_INVALID_VALUE;
-    if (mmap->from_export) {
-        logger()->error("doca_mmap_stop: an mmap created from an export cannot be stopped; destroy it");
-        return DOCA_ERROR_NOT_PERMITTED;
-    }
+    // An mmap created from an export is stopped too (it cannot be started again): NVIDIA's RDMA
+    // samples stop the imported remote mmap before destroying it and count any error as a failure.
     if (!mmap->started) {
         logger()->error("doca_mmap_stop: the mmap is not started");
         return DOCA_ERROR_BAD_STATE;
@@ -97,7 +95,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap) {
         logger()->error("doca_mmap_stop: {} doca_buf(s) still point into the mmap; release them first", n);
         return DOCA_ERROR_NOT_PERMITTED;
     }
-    skiff::core::mem::mmap_revoke_exports(mmap);
+    if (!mmap->from_export) skiff::core::mem::mmap_revoke_exports(mmap);
     mmap->started = false;
     return DOCA_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #include <skiff/core/log.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <random>
 #include <unistd.h>
@@ -59,6 +60,8 @@ skiff::core::mem::SegmentRecord record_of(const skiff::core::mem::PciExportDesc 
     skiff::core::mem::SegmentRecord r;
     r.addr = d.addr;
     r.len = d.len;
+    r.permissions = d.permissions;
+    std::strncpy(r.exporter_pci, d.exporter_pci.c_str(), sizeof(r.exporter_pci) - 1);
     r.liveness_fd = d.liveness_fd;
     r.backing_fd = d.backing_fd;
     r.backing_offset = d.backing_offset;
@@ -68,9 +71,11 @@ skiff::core::mem::SegmentRecord record_of(const skiff::core::mem::PciExportDesc 
 }
 
 bool same_record(const skiff::core::mem::SegmentRecord &a, const skiff::core::mem::SegmentRecord &b) {
-    return a.addr == b.addr && a.len == b.len && a.liveness_fd == b.liveness_fd &&
-           a.backing_fd == b.backing_fd && a.backing_offset == b.backing_offset &&
-           a.backing_dev == b.backing_dev && a.backing_ino == b.backing_ino;
+    return a.addr == b.addr && a.len == b.len && a.permissions == b.permissions &&
+           std::strncmp(a.exporter_pci, b.exporter_pci, sizeof(a.exporter_pci)) == 0 &&
+           a.liveness_fd == b.liveness_fd && a.backing_fd == b.backing_fd &&
+           a.backing_offset == b.backing_offset && a.backing_dev == b.backing_dev &&
+           a.backing_ino == b.backing_ino;
 }
 
 } // namespace
@@ -301,7 +306,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
     if (!same_record(segment.value()->record(), record_of(d))) {
         logger()->error(
             "doca_mmap_create_from_export: the descriptor does not match the export it names (its "
-            "range, liveness or shared-memory fields differ from what pid {} recorded): forged "
+            "range, permissions, exporting function, liveness or shared-memory fields differ from what pid "
+            "{} recorded): forged "
             "or corrupted descriptor",
             d.exporter_pid);
         return DOCA_ERROR_INVALID_VALUE;

@@ -203,7 +203,9 @@ doca_error_t doca_rdma_task_write_imm_set_conf(doca_rdma *rdma, doca_rdma_task_w
 
 doca_error_t doca_rdma_task_receive_allocate_init(doca_rdma *rdma, doca_buf *dst, doca_data user_data,
                                                   doca_rdma_task_receive **task) {
-    if (rdma == nullptr || dst == nullptr || task == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    // dst may be NULL: a receive that only takes an immediate (RDMA write with immediate, or a
+    // send with no data), as NVIDIA's rdma_write_immediate_responder posts it. No SGE is posted.
+    if (rdma == nullptr || task == nullptr) return DOCA_ERROR_INVALID_VALUE;
     if (auto r = allocate(rdma, rdma->receive_kind, user_data, task); r != DOCA_SUCCESS) return r;
     (*task)->dst = dst;
     (*task)->conn = nullptr;

@@ -67,7 +67,9 @@ Status HostmemChannel::start() {
         !st)
         return st;
     if (auto st = check(doca_pe_connect_ctx(pe, ctx), "doca_pe_connect_ctx"); !st) return st;
-    return check(doca_ctx_start(ctx), "doca_ctx_start (hostmem DMA)");
+    if (auto st = check(doca_ctx_start(ctx), "doca_ctx_start (hostmem DMA)"); !st) return st;
+    running_ = true;
+    return Status::success();
 }
 
 // Runs on the group thread once in_flight() == 0 (block_device.hpp): no task is outstanding.
@@ -107,15 +109,16 @@ void HostmemChannel::submit(BackendIo &io) {
 // After a failed task the context stops (as on hardware) and goes IDLE once its tasks are back;
 // the next I/O starts it again.
 bool HostmemChannel::ensure_running() {
+    if (running_) return true;
     doca_ctx *ctx = doca_dma_as_ctx(dma_);
     doca_ctx_states s{};
     doca_ctx_get_state(ctx, &s);
-    if (s == DOCA_CTX_STATE_RUNNING) return true;
-    if (s != DOCA_CTX_STATE_IDLE) return false;
+    if (s != DOCA_CTX_STATE_IDLE) return false; // still stopping: its tasks are coming back
     if (doca_ctx_start(ctx) != DOCA_SUCCESS) {
         logger()->error("hostmem backend: cannot restart the DMA context");
         return false;
     }
+    running_ = true;
     return true;
 }
 
@@ -177,8 +180,7 @@ uint16_t HostmemChannel::start_chunk(Slot &s) {
         local = zero_buf_;
         break;
     }
-    LocalRange range;
-    if (!local_range_for(local, s.chunk, range) || !attach_bufs(s, range)) return kInternal;
+    if (!bufs_ready(s, local, s.chunk)) return kInternal;
     auto *remote = reinterpret_cast<uint8_t *>(imported_from_->host_addr + io.offset + s.done);
     size_t n = s.chunk;
     // The source's data region is the bytes to copy; the destination's is empty, the copy lands
@@ -206,6 +208,16 @@ uint16_t HostmemChannel::start_chunk(Slot &s) {
     return 0;
 }
 
+// The slot's bufs cover the import and `local`. Most I/O of a connection lands in the buffer area
+// the slot met last, so that is checked first, without the lookup.
+bool HostmemChannel::bufs_ready(Slot &s, uint8_t *local, size_t len) {
+    if (s.host_buf && s.local_buf && local >= s.local_base && len <= s.local_len &&
+        static_cast<size_t>(local - s.local_base) <= s.local_len - len)
+        return true;
+    LocalRange range;
+    return local_range_for(local, len, range) && attach_bufs(s, range);
+}
+
 // The slot's bufs: one over the whole import (made once per import), one over the local range
 // (made again only when the slot meets another range: another connection's buffer area).
 bool HostmemChannel::attach_bufs(Slot &s, const LocalRange &local) {
@@ -230,6 +242,8 @@ bool HostmemChannel::attach_bufs(Slot &s, const LocalRange &local) {
         return false;
     }
     s.local_mmap = local.mmap;
+    s.local_base = local.base;
+    s.local_len = local.len;
     return true;
 }
 
@@ -242,9 +256,10 @@ void HostmemChannel::on_done(doca_dma_task_memcpy *task, doca_data task_ud, doca
     // A failed task stops the ctx (as on hardware), which reaches IDLE, and can start again, only
     // once every task is freed: the slots give theirs back until it runs again.
     if (result != DOCA_SUCCESS) {
+        self->running_ = false;
         self->free_task(s);
         self->free_idle_tasks();
-    } else if (!self->ctx_running()) {
+    } else if (!self->running_) {
         self->free_task(s);
     }
     self->chunk_done(s, result);
@@ -378,6 +393,8 @@ void HostmemChannel::release_local_bufs() {
         if (s.local_buf) doca_buf_dec_refcount(s.local_buf, nullptr);
         s.local_buf = nullptr;
         s.local_mmap = nullptr;
+        s.local_base = nullptr;
+        s.local_len = 0;
     }
 }
 
@@ -389,12 +406,6 @@ void HostmemChannel::free_task(Slot &s) {
 // The tasks of the slots no I/O holds (the others come back through on_done).
 void HostmemChannel::free_idle_tasks() {
     for (Slot *s : free_slots_) free_task(*s);
-}
-
-bool HostmemChannel::ctx_running() const {
-    doca_ctx_states st{};
-    doca_ctx_get_state(doca_dma_as_ctx(dma_), &st);
-    return st == DOCA_CTX_STATE_RUNNING;
 }
 
 void HostmemChannel::drop_local_areas() {

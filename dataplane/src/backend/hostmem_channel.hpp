@@ -57,6 +57,8 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
         doca_buf *host_buf = nullptr;         // the whole import; data region set per task
         doca_buf *local_buf = nullptr;        // the whole local range local_mmap; likewise
         doca_mmap *local_mmap = nullptr;
+        uint8_t *local_base = nullptr; // local_buf's range: a Read or Write inside it skips the lookup
+        size_t local_len = 0;
     };
     struct LocalArea {
         nvmeof::transport::BufferArea area;
@@ -83,11 +85,12 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     void drop_import();
     bool local_range_for(uint8_t *p, size_t len, LocalRange &out);
     bool attach_bufs(Slot &s, const LocalRange &local);
+    bool bufs_ready(Slot &s, uint8_t *local, size_t len);
     void release_host_bufs();
     void release_local_bufs();
     void free_task(Slot &s);
     void free_idle_tasks();
-    bool ctx_running() const;
+
     void drop_local_areas();
     doca_mmap *register_local(uint8_t *base, size_t len);
     static void on_done(doca_dma_task_memcpy *task, doca_data task_ud, doca_data ctx_ud);
@@ -107,6 +110,10 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     std::vector<uint8_t *> free_bounce_;
     uint32_t in_flight_ = 0; // I/O whose done has not run
     uint32_t dma_tasks_ = 0; // tasks submitted, not yet completed
+    // The DMA ctx runs: set when a start succeeds, cleared by the first failed completion (only a
+    // failed task stops it, as on hardware, and the channel sees every completion). Saves a
+    // doca_ctx_get_state per I/O and per completion.
+    bool running_ = false;
     IoWaitList waiting_;
 
     doca_mmap *import_ = nullptr;

@@ -287,8 +287,11 @@ void TcpQueuePair::on_pdu_header() {
         return handle_h2c_data();
     case kH2CTermReq: {
         const auto &term = *reinterpret_cast<const TermReq *>(rx_hdr_);
-        log_->warn("{}: host terminated the connection (H2CTermReq FES {:#x}, FEI {})", peer_, term.fes,
-                   term.fei);
+        // Copies: FEI sits at byte 10 of the PDU (unaligned), and the logger takes its arguments by
+        // reference.
+        uint16_t fes = term.fes;
+        uint32_t fei = term.fei;
+        log_->warn("{}: host terminated the connection (H2CTermReq FES {:#x}, FEI {})", peer_, fes, fei);
         rx_state_ = RecvState::kStopped;
         return finish("host sent H2CTermReq");
     }

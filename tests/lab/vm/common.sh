@@ -7,6 +7,9 @@
 #                     root tree, root image, initramfs, logs of the last runs. About 1 GB.
 #   LAB_MIRROR        Debian mirror (default: the host's apt source, else deb.debian.org)
 #   LAB_MEM, LAB_SMP  guest memory (2G) and vCPUs (2)
+#   LAB_KERNEL        the kernel a boot uses: default (bookworm's 6.1, what every test boots
+#                     unless it asks otherwise) or backports (bookworm-backports' 6.12, whose
+#                     NVMe host has DH-HMAC-CHAP: CONFIG_NVME_HOST_AUTH; the auth test boots it)
 
 LAB_VM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LAB_CHECKOUT="$(cd "$LAB_VM_DIR/../../.." && pwd)"
@@ -16,6 +19,10 @@ LAB_CACHE="$(cd "$LAB_CACHE" && pwd)"
 LAB_SUITE=bookworm
 LAB_MEM="${LAB_MEM:-2G}"
 LAB_SMP="${LAB_SMP:-2}"
+LAB_KERNEL="${LAB_KERNEL:-default}"
+# The second kernel comes from here. The host's apt sources need not list it: build-image keeps
+# its own apt lists for this suite in the cache.
+LAB_BACKPORTS_SUITE=bookworm-backports
 
 if [ -z "${LAB_MIRROR:-}" ]; then
   LAB_MIRROR="$(sed -n 's|^URIs: *\(http[^ ]*/debian\)/*$|\1|p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)"
@@ -24,7 +31,7 @@ if [ -z "${LAB_MIRROR:-}" ]; then
 fi
 
 # What the host needs to build and boot the guest.
-LAB_HOST_PACKAGES=(qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod socat xz-utils)
+LAB_HOST_PACKAGES=(qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod socat xz-utils zstd)
 
 # The guest's userland, one package list for both boots (a command under a minimal init, or
 # systemd for the service test). Besides the initiator tools it holds the run-time libraries of
@@ -37,16 +44,20 @@ libstdc++6,libgcc-s1,libspdlog1.10,libfmt9,libaio1,libisal2,libsystemd0,libibver
 libnvme1,liburing2,libnuma1,libuuid1,librbd1,librados2"
 
 LAB_KERNEL_TREE="$LAB_CACHE/kernel"       # the extracted linux-image package
+LAB_BACKPORTS_KERNEL_TREE="$LAB_CACHE/kernel-backports" # the same for bookworm-backports
+LAB_BACKPORTS_APT="$LAB_CACHE/apt-backports" # apt's sources, lists and downloads for it
 LAB_ROOT_TREE="$LAB_CACHE/root"           # the debootstrapped guest root
 LAB_ROOT_IMAGE="$LAB_CACHE/root.ext4"     # its ext4 image (always booted with snapshot=on)
 LAB_INITRAMFS="$LAB_CACHE/initramfs.gz"   # busybox: load virtio + ext4, mount the root, hand over
+LAB_BACKPORTS_INITRAMFS="$LAB_CACHE/initramfs-backports.gz" # the same with the backports modules
 LAB_RUNS="$LAB_CACHE/runs"                # one folder of logs per boot
 
 lab_say() { printf 'lab %(%T)T: %s\n' -1 "$*" >&2; }
 lab_fail() { lab_say "error: $*"; exit 1; }
 
-# The kernel release of the extracted kernel package, e.g. 6.1.0-27-amd64.
-lab_kernel_release() {
+# The kernel release of an extracted kernel package (default: the default kernel's), e.g.
+# 6.1.0-27-amd64.
+lab_kernel_release() { # lab_kernel_release [TREE]
   local d
-  for d in "$LAB_KERNEL_TREE"/lib/modules/*/; do [ -d "$d" ] && basename "$d"; done | sort -V | tail -n1 | grep .
+  for d in "${1:-$LAB_KERNEL_TREE}"/lib/modules/*/; do [ -d "$d" ] && basename "$d"; done | sort -V | tail -n1 | grep .
 }
