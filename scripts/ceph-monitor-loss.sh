@@ -87,7 +87,26 @@ trap cleanup EXIT
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%6.1f", b - a }'; }
-perf() { nice -n 19 "$BIN/skiff-perf" --port "$PORT" --nqn "$NQN" --no-progress "$@"; }
+before() { awk -v a="$1" -v b="$(now)" -v d="$2" 'BEGIN { exit !(b - a < d) }'; } # now < $1 + $2 s
+# A short skiff-perf run in the foreground (bounded: a hang shows as exit 124).
+perf() { timeout 60 nice -n 19 "$BIN/skiff-perf" --port "$PORT" --nqn "$NQN" --no-progress "$@"; }
+# The long skiff-perf run in the background. A watcher subshell records its exit (WORK/perf.rc,
+# and the time in WORK/perf.end), so neither a zombie nor a wrapper process can make it look
+# alive; perf_pid is skiff-perf itself (nice execs it), the process to stop.
+start_perf() {
+    (
+        nice -n 19 "$BIN/skiff-perf" --port "$PORT" --nqn "$NQN" --no-progress "$@" \
+            >"$WORK/perf.out" 2>"$WORK/perf.err" &
+        echo $! >"$WORK/perf.pid"
+        rc=0
+        wait $! || rc=$?
+        now >"$WORK/perf.end"
+        echo "$rc" >"$WORK/perf.rc.tmp" && mv "$WORK/perf.rc.tmp" "$WORK/perf.rc"
+    ) &
+    until [ -s "$WORK/perf.pid" ]; do sleep 0.05; done
+    perf_pid=$(cat "$WORK/perf.pid")
+}
+perf_exited() { [ -s "$WORK/perf.rc" ]; }
 
 cat >"$WORK/target.json" <<EOF
 {"target": {"cores": 1, "log_level": "info"},
@@ -106,22 +125,23 @@ for _ in $(seq 300); do
 done
 
 echo "ceph-monitor-loss: skiff-perf randwrite 4k QD$QD on $POOL/$IMAGE (op_timeout_s $OP_TIMEOUT); monitor down for $DOWN s"
-perf --rw randwrite --bs 4k --qd "$QD" --time 600s --ramp 0 >"$WORK/perf.out" 2>"$WORK/perf.err" &
-perf_pid=$!
+start_perf --rw randwrite --bs 4k --qd "$QD" --time 600s --ramp 0
 sleep "$BEFORE"
-kill -0 "$perf_pid" 2>/dev/null || { echo "ceph-monitor-loss: skiff-perf stopped before the monitor did:" >&2; cat "$WORK/perf.err" >&2; exit 1; }
+if perf_exited; then
+    echo "ceph-monitor-loss: skiff-perf stopped before the monitor did:" >&2
+    cat "$WORK/perf.err" >&2
+    exit 1
+fi
 t_stop=$(now)
 "${CLUSTER[@]}" stop-mon --dir "$DIR" >/dev/null
 t_stopped=$(now)
 
-# skiff-perf stops at its first failed I/O. A hang shows as no exit before the monitor's return.
-t_err=""
-while [ "$(awk -v a="$t_stop" -v b="$(now)" 'BEGIN { print (b - a < '"$DOWN"') }')" = 1 ]; do
-    if ! kill -0 "$perf_pid" 2>/dev/null; then t_err=$(now); break; fi
+# skiff-perf stops at its first failed I/O. A hang shows as no exit while the monitor is away.
+t_err="" hang=0
+while before "$t_stop" "$DOWN"; do
+    if perf_exited; then t_err=$(cat "$WORK/perf.end"); break; fi
     sleep 0.1
 done
-perf_rc=0
-if [ -n "$t_err" ]; then wait "$perf_pid" || perf_rc=$?; fi
 first_error=$(grep -o "failed with NVMe status.*" "$WORK/perf.err" | head -1 || true)
 
 # A new write while the monitor is away: refused at once?
@@ -129,23 +149,28 @@ t_probe=$(now)
 probe_err=$(perf --rw randwrite --bs 4k --qd 1 --time 1s --ramp 0 2>&1 >/dev/null | grep -o "failed with NVMe status.*" | head -1 || true)
 t_probe_end=$(now)
 
-while [ "$(awk -v a="$t_stop" -v b="$(now)" 'BEGIN { print (b - a < '"$DOWN"') }')" = 1 ]; do sleep 0.2; done
-if [ -z "$t_err" ] && kill -0 "$perf_pid" 2>/dev/null; then
-    echo "ceph-monitor-loss: skiff-perf still running $DOWN s after the monitor stopped (no error reached it)"
-fi
+while before "$t_stop" "$DOWN"; do sleep 0.2; done
 t_back=$(now)
 "${CLUSTER[@]}" start-mon --dir "$DIR" >/dev/null
 if [ -z "$t_err" ]; then
-    # No error reached it while the monitor was away: it is still writing (or stuck); stop it.
+    # No error reached skiff-perf while the monitor was away: it is still writing, or stuck.
+    echo "ceph-monitor-loss: skiff-perf still running $DOWN s after the monitor stopped (no error reached it)"
+    hang=1
     kill "$perf_pid" 2>/dev/null || true
-    wait "$perf_pid" || perf_rc=$?
-    t_err=$(now)
+    for _ in $(seq 100); do perf_exited && break; sleep 0.1; done
+    if ! perf_exited; then
+        echo "ceph-monitor-loss: skiff-perf ignored SIGTERM for 10 s: killed" >&2
+        kill -9 "$perf_pid" 2>/dev/null || true
+        for _ in $(seq 50); do perf_exited && break; sleep 0.1; done
+    fi
+    t_err=$(cat "$WORK/perf.end" 2>/dev/null || now)
     first_error=$(grep -o "failed with NVMe status.*" "$WORK/perf.err" | head -1 || true)
 fi
+perf_rc=$(cat "$WORK/perf.rc" 2>/dev/null || echo "?")
 perf_pid=""
 
 t_resumed="" attempts=0
-while [ "$(awk -v a="$t_back" -v b="$(now)" 'BEGIN { print (b - a < 120) }')" = 1 ]; do
+while before "$t_back" 120; do
     attempts=$((attempts + 1))
     t_try=$(now)
     if perf --rw randwrite --bs 4k --qd 1 --time 1s --ramp 0 >/dev/null 2>&1; then t_resumed=$t_try; break; fi
@@ -159,7 +184,7 @@ echo
 echo "timeline (s after the monitor was stopped; wall clock $(date -u -d @"${t_stop%.*}" +%T) UTC):"
 echo "  $(since "$t_stop" "$t_stop")  monitor stop requested (ceph-dev-cluster.sh stop-mon; it returned at +$(since "$t_stop" "$t_stopped" | tr -d ' ') s)"
 if [ -n "$first_error" ]; then
-    echo "  $(since "$t_stop" "$t_err")  skiff-perf QD$QD: first failed write: $first_error"
+    echo "  $(since "$t_stop" "$t_err")  skiff-perf QD$QD: first failed write: $first_error; skiff-perf exited $perf_rc"
 else
     echo "  $(since "$t_stop" "$t_err")  skiff-perf QD$QD ended (exit $perf_rc) without an I/O error: $(tail -1 "$WORK/perf.err")"
 fi
@@ -178,6 +203,7 @@ grep -E "rbd backend" "$WORK/target.log" | grep -vE "features" | sed 's/^/  /' |
 
 ok=1
 [[ "$first_error" == *"sct 3h sc 02h"* ]] || ok=0
+[ "$hang" = 0 ] || ok=0
 [ -n "$t_resumed" ] || ok=0
 [ "$verify_rc" = 0 ] || ok=0
 if [ "$ok" = 1 ]; then echo "ceph-monitor-loss: passed"; else echo "ceph-monitor-loss: FAILED"; exit 1; fi

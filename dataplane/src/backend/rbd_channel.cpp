@@ -281,6 +281,8 @@ void RbdChannel::on_watchdog(void *self) {
 // over at once; what librbd no longer needs the request's buffer for is answered now.
 void RbdChannel::check_ages() {
     if (in_flight_ == 0 && !stalled_) return;
+    // What librbd has finished is not stuck, even when its eventfd was not read yet.
+    if (in_flight_ + abandoned_ > 0) reap();
     const uint64_t bound_ms = dev_.options().op_timeout_s * 1000ull, now = now_ms();
     // Inaccessible until librbd has returned everything it held too long, answered or not.
     bool stalled = abandoned_ > 0;

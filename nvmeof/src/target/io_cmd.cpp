@@ -143,7 +143,9 @@ void execute_dsm(Request &req) {
 
 // Fused Compare and Write: runs once both halves have their data, holding the namespace's I/O
 // gate exclusively (from the compare until the write completes) so no other I/O, on any poll
-// group, interleaves. The compare half's address is the gate's owner token.
+// group, interleaves. The compare half's address is the gate's owner token. A device that does
+// the pair atomically itself (BlockDevice::atomic_compare_and_write) gets it as one
+// kCompareAndWrite instead, passing the gate shared like any other I/O.
 void caw_complete(Request &cmp, Request &wr, uint16_t cmp_status) {
     cmp.ns->gate().leave_exclusive(&cmp);
     cmp.set_status(cmp_status);
@@ -186,8 +188,12 @@ void caw_atomic_done(Request &cmp, uint16_t st) {
 // Returns false while the gate is not (yet) ours: the caller defers and retries.
 bool run_compare_and_write(Request &cmp) {
     Request &wr = *cmp.fused_partner;
-    // A device that makes the pair atomic itself needs no gate: no other I/O stops meanwhile.
+    // A device that makes the pair atomic itself needs no exclusive gate: no other I/O stops
+    // meanwhile. It passes the gate shared like any I/O, so it cannot land between the compare
+    // and the write of a gated pair (a larger range) on the same namespace.
     if (cmp.ns->device().atomic_compare_and_write(byte_offset(cmp), cmp.data_len)) {
+        if (!cmp.ns->gate().enter()) return false;
+        cmp.holds_gate = true; // Queue::complete(cmp) leaves it
         submit_io(cmp, *cmp.ns, IoOp::kCompareAndWrite, byte_offset(cmp), cmp.data_len, cmp.buf,
                   caw_atomic_done, wr.buf);
         return true;
