@@ -2,8 +2,10 @@
 // loop (real threads, a real eventfd), and opening an image that cannot be reached fails with
 // an error that names the pool/image, the ceph.conf and what went wrong, within the connect
 // timeout. With the dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF=its
-// ceph.conf): every operation through a channel whose librbd completions arrive through the loop.
+// ceph.conf): every operation through a channel whose librbd completions arrive through the loop,
+// and the age watchdog on I/O that librbd holds; each test on a scratch image of its own.
 #include "../nvmeof/test_loop.hpp"
+#include "rbd_scratch_image.hpp"
 #include "skiff/dataplane/rbd_completion_queue.hpp"
 #include "skiff/dataplane/rbd_device.hpp"
 #include "skiff/dataplane/rbd_status.hpp"
@@ -230,7 +232,10 @@ class RbdCluster : public ::testing::Test {
         if (!have_cluster())
             GTEST_SKIP() << "no dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF)";
         RbdOptions o = options();
-        o.image = env("SKIFF_CEPH_IMAGE", "skiff-test");
+        image = std::make_unique<ScratchImage>(o.conf_path, o.pool, "skiff-unit-" + std::to_string(getpid()),
+                                               32 << 20);
+        ASSERT_TRUE(image->ok()) << "cannot create a scratch image in the dev cluster";
+        o.image = image->name();
         open(o);
     }
     void TearDown() override {
@@ -241,6 +246,7 @@ class RbdCluster : public ::testing::Test {
         }
         channel.reset();
         dev.reset();
+        image.reset();
     }
     static bool have_cluster() {
         const char *conf = std::getenv("SKIFF_CEPH_CONF");
@@ -289,6 +295,7 @@ class RbdCluster : public ::testing::Test {
     }
 
     TestLoop loop;
+    std::unique_ptr<ScratchImage> image; // declared before dev: removed after the device closed it
     std::shared_ptr<RbdDevice> dev;
     std::unique_ptr<tgt::IoChannel> channel;
 };
@@ -364,45 +371,6 @@ TEST_F(RbdCluster, MoreIoThanTheQueueDepthWaitsAndAllCompleteInTheLoop) {
     EXPECT_EQ(back.v, buf.v);
 }
 
-// An image of the dev cluster made for one test through librbd itself, removed afterwards.
-// Its image-meta may set librbd options for it ("conf_<option>").
-class ScratchImage {
-  public:
-    ScratchImage(const std::string &conf, const std::string &pool, std::string name, uint64_t size,
-                 const std::vector<std::pair<std::string, std::string>> &meta)
-        : name_(std::move(name)) {
-        ok_ = rados_create(&cluster_, nullptr) == 0 && rados_conf_read_file(cluster_, conf.c_str()) == 0 &&
-              rados_connect(cluster_) == 0 && rados_ioctx_create(cluster_, pool.c_str(), &io_) == 0;
-        if (!ok_) return;
-        rbd_remove(io_, name_.c_str()); // a leftover of an interrupted run
-        int order = 0;
-        ok_ = rbd_create2(io_, name_.c_str(), size, RBD_FEATURE_LAYERING | RBD_FEATURE_EXCLUSIVE_LOCK,
-                          &order) == 0;
-        rbd_image_t img = nullptr;
-        if (!ok_ || rbd_open(io_, name_.c_str(), &img, nullptr) != 0) {
-            ok_ = false;
-            return;
-        }
-        for (const auto &[k, v] : meta) ok_ = ok_ && rbd_metadata_set(img, k.c_str(), v.c_str()) == 0;
-        rbd_close(img);
-    }
-    ~ScratchImage() {
-        if (io_) {
-            rbd_remove(io_, name_.c_str());
-            rados_ioctx_destroy(io_);
-        }
-        if (cluster_) rados_shutdown(cluster_);
-    }
-    bool ok() const { return ok_; }
-    const std::string &name() const { return name_; }
-
-  private:
-    std::string name_;
-    rados_t cluster_ = nullptr;
-    rados_ioctx_t io_ = nullptr;
-    bool ok_ = false;
-};
-
 // librbd holding I/O for longer than op_timeout_s, for real: the image's QoS limit lets one
 // operation a second through, and librbd keeps the rest queued inside it (as it does with its
 // cluster gone). op_timeout_s is 1 (its lowest): the channel's age watchdog must turn the
@@ -421,10 +389,6 @@ class RbdStuckIo : public RbdCluster {
         o.op_timeout_s = 1;
         open(o);
         ASSERT_TRUE(dev->exclusive_lock());
-    }
-    void TearDown() override {
-        RbdCluster::TearDown();
-        image.reset();
     }
     struct Io : tgt::BackendIo {
         uint16_t status = 0xFFFF;
@@ -449,7 +413,6 @@ class RbdStuckIo : public RbdCluster {
         return pred();
     }
     const uint16_t kAnaInaccessible = w::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
-    std::unique_ptr<ScratchImage> image;
 };
 
 TEST_F(RbdStuckIo, AStuckWriteTurnsTheNamespaceInaccessibleIsAnsweredEarlyAndItRecovers) {

@@ -5,6 +5,7 @@
 // written, holding the gate exclusively.
 #include "../nvmeof/command_harness.hpp"
 #include "../nvmeof/test_loop.hpp"
+#include "rbd_scratch_image.hpp"
 #include "skiff/dataplane/rbd_device.hpp"
 
 #include <cstdlib>
@@ -19,10 +20,13 @@ class RbdQueue : public ::testing::Test {
         if (!conf || !*conf)
             GTEST_SKIP() << "no dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF)";
         dataplane::RbdOptions o;
-        const char *pool = std::getenv("SKIFF_CEPH_POOL"), *image = std::getenv("SKIFF_CEPH_IMAGE");
+        const char *pool = std::getenv("SKIFF_CEPH_POOL");
         o.pool = pool && *pool ? pool : "rbd";
-        o.image = image && *image ? image : "skiff-test";
         o.conf_path = conf;
+        image = std::make_unique<ScratchImage>(o.conf_path, o.pool, "skiff-queue-" + std::to_string(getpid()),
+                                               32 << 20);
+        ASSERT_TRUE(image->ok()) << "cannot create a scratch image in the dev cluster";
+        o.image = image->name();
         o.queue_depth = 8;
         auto dev = dataplane::RbdDevice::open(o);
         ASSERT_TRUE(dev.ok()) << dev.error().message;
@@ -39,6 +43,7 @@ class RbdQueue : public ::testing::Test {
         admin.reset();
         loop.close_channels();
         t.reset();
+        image.reset();
     }
     void wait(const tgt::Request &req) {
         for (int i = 0; i < 3000 && !io->is_done(req); ++i) {
@@ -75,10 +80,11 @@ class RbdQueue : public ::testing::Test {
         return v;
     }
 
+    std::unique_ptr<ScratchImage> image;
     TestLoop loop;
     std::unique_ptr<UnitTarget> t;
     std::unique_ptr<TestQueue> admin, io;
-    const uint64_t kLba = (20ull << 20) / 512; // clear of rbd_device_test's ranges
+    const uint64_t kLba = (20ull << 20) / 512;
 };
 
 TEST_F(RbdQueue, AOneSectorPairIsOneLibrbdCompareAndWriteAndOtherIoKeepsFlowing) {
