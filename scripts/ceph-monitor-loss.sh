@@ -181,7 +181,7 @@ verify_rc=0
 verify=$(perf --rw randrw --bs 4k --qd "$QD" --time 5s --ramp 0 --verify 2>&1) || verify_rc=$?
 
 echo
-echo "timeline (s after the monitor was stopped; wall clock $(date -u -d @"${t_stop%.*}" +%T) UTC):"
+echo "timeline (s after the monitor was stopped; wall clock $(date -u -d @"$t_stop" +%T.%3N) UTC):"
 echo "  $(since "$t_stop" "$t_stop")  monitor stop requested (ceph-dev-cluster.sh stop-mon; it returned at +$(since "$t_stop" "$t_stopped" | tr -d ' ') s)"
 if [ -n "$first_error" ]; then
     echo "  $(since "$t_stop" "$t_err")  skiff-perf QD$QD: first failed write: $first_error; skiff-perf exited $perf_rc"
