@@ -276,7 +276,7 @@ void RbdChannel::on_watchdog(void *self) {
 }
 
 // An I/O older than the bound: the cluster is not answering (librados' own timeouts do not
-// bound everything: with the monitor gone, writes were seen inside librbd for 55 s). The
+// bound the time an I/O waits inside librbd: exclusive-lock, QoS, an image refresh). The
 // namespace turns inaccessible now, so the host learns it (ANA change notice) and new I/O fails
 // over at once; what librbd no longer needs the request's buffer for is answered now.
 void RbdChannel::check_ages() {
