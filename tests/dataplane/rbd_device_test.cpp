@@ -461,13 +461,15 @@ TEST_F(RbdStuckIo, AStuckReadTurnsTheNamespaceInaccessibleButWaitsForItsBytes) {
     for (int i = 0; i < kIos; ++i)
         submit(ios[i], tgt::IoOp::kRead, static_cast<uint64_t>(i) * 4096, buf.p() + i * 4096);
     ASSERT_TRUE(run_until([&] { return !dev->accessible(); }, 30s)) << "the watchdog never fired";
-    EXPECT_FALSE(ios[kIos - 1].done_) << "a Read answered before librbd is done with its buffer";
+    // (Whether the last read is still inside librbd at this moment is a race: its completion may
+    // be handled in the same loop pass. What shows it was not answered early is its status
+    // below: 0, not ANA Inaccessible.)
     // (librbd's QoS was seen releasing I/O late on the loaded machine: up to 25 s.)
     ASSERT_TRUE(run_until([&] { return dev->accessible(); }, 60s)) << "never accessible again";
     EXPECT_EQ(dev->ana_changes(), changes + 2);
     for (const Io &io : ios) {
         EXPECT_TRUE(io.done_);
-        EXPECT_EQ(io.status, 0) << "librbd's read succeeded: its bytes are good";
+        EXPECT_EQ(io.status, 0) << "a Read was answered early (its buffer is librbd's until it returns)";
     }
     EXPECT_EQ(buf.v, std::vector<uint8_t>(buf.v.size(), 0)) << "a new image reads zeroes";
 }
