@@ -23,11 +23,9 @@ constexpr uint32_t kCompareBuffers = 4; // Compares in flight at once per channe
 // While the cluster cannot be reached: ANA Inaccessible (SCT 3h, SC 02h), retryable.
 constexpr uint16_t kInaccessible = wire::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
 
-// The watchdog's clock: coarse (a few ms) is plenty for a bound of seconds, and cheaper.
+// The watchdog's clock (the device's: coarse, a few ms, is plenty for a bound of seconds).
 uint64_t now_ms() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+    return RbdDevice::monotonic_ms();
 }
 
 // How often the watchdog looks: a quarter of the bound, at most once a second.
@@ -280,6 +278,7 @@ void RbdChannel::on_watchdog(void *self) {
 // namespace turns inaccessible now, so the host learns it (ANA change notice) and new I/O fails
 // over at once; what librbd no longer needs the request's buffer for is answered now.
 void RbdChannel::check_ages() {
+    dev_.check_probe(now_ms()); // a hung probe must not hide a lost cluster
     if (in_flight_ == 0 && !stalled_) return;
     // What librbd has finished is not stuck, even when its eventfd was not read yet.
     if (in_flight_ + abandoned_ > 0) reap();

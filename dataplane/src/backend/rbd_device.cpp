@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <unistd.h>
 
 namespace skiff::dataplane {
@@ -228,11 +229,28 @@ bool RbdDevice::probe() {
     return rados_stat(ioctx_, header_object_.c_str(), &size, &mtime) == 0;
 }
 
+uint64_t RbdDevice::monotonic_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+void RbdDevice::check_probe(uint64_t now_ms) {
+    const uint64_t started = probe_started_ms_.load(std::memory_order_acquire);
+    if (started == 0 || now_ms - started < options_.op_timeout_s * 1000ull || !accessible()) return;
+    skiff::log::get("dataplane")
+        ->warn("rbd backend: {}: the cluster has not answered the reachability probe for {} ms", label_,
+               now_ms - started);
+    set_lost(true);
+}
+
 void RbdDevice::watch_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
         lock.unlock();
+        probe_started_ms_.store(monotonic_ms(), std::memory_order_release);
         bool ok = probe();
+        probe_started_ms_.store(0, std::memory_order_release);
         lock.lock();
         if (stop_) break;
         set_lost(!ok);

@@ -83,6 +83,11 @@ class RbdDevice final : public nvmeof::target::BlockDevice {
     // Any thread: an I/O found the cluster unreachable (timeout, disconnected). The namespace
     // turns inaccessible now; the watcher brings it back.
     void mark_lost(int err);
+    // A channel's watchdog (any thread, CLOCK_MONOTONIC_COARSE ms): a watcher probe that has not
+    // returned for op_timeout_s marks the image lost (librados was seen not to bound a mon
+    // command sent while the monitor went away, and a hung probe must not hide the loss).
+    void check_probe(uint64_t now_ms);
+    static uint64_t monotonic_ms();
     // A channel's watchdog (its poll group's thread): it has (true) / no longer has (false) an
     // I/O inside librbd for longer than op_timeout_s. Inaccessible while any channel has.
     void set_stalled(bool stalled);
@@ -113,6 +118,7 @@ class RbdDevice final : public nvmeof::target::BlockDevice {
     static constexpr uint64_t kLost = 1, kStalledOne = 2, kDownMask = 0xFFFFFFFFull;
     static constexpr int kChangesShift = 32;
     std::atomic<uint64_t> state_{0};
+    std::atomic<uint64_t> probe_started_ms_{0}; // the watcher's probe running since; 0: none
     bool exclusive_lock_ = false;
     // Applies f to the state; counts an ANA change (and logs it) when accessibility flips.
     template <typename F>
