@@ -9,6 +9,8 @@
 
 #include <sched.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <thread>
@@ -33,14 +35,19 @@ int fail(const std::string &why) {
     return 1;
 }
 
-// Prints one line per second until the window ends (or Ctrl-C).
-void show_progress(const PerfOptions &o, const RunWindow &w, std::vector<std::unique_ptr<Worker>> &workers) {
+// Prints one line per second until the window ends, Ctrl-C, or every worker has stopped (a
+// failed I/O stops its worker: skiff-perf then exits at once, not at the end of --time).
+void show_progress(const PerfOptions &o, const RunWindow &w, std::vector<std::unique_ptr<Worker>> &workers,
+                   const std::atomic<size_t> &stopped_workers) {
     const auto start = PerfClock::now();
     uint64_t last_ios = 0, last_bytes = 0, last_lat = 0;
+    auto all_stopped = [&] { return stopped_workers.load() == workers.size(); };
     for (int second = 1; !g_stop.load(); ++second) {
-        const auto tick = start + std::chrono::seconds(second);
-        std::this_thread::sleep_until(std::min(tick, w.end));
-        if (PerfClock::now() >= w.end) break;
+        const auto tick = std::min(start + std::chrono::seconds(second), w.end);
+        while (PerfClock::now() < tick && !g_stop.load() && !all_stopped())
+            std::this_thread::sleep_for(
+                std::min<PerfClock::duration>(tick - PerfClock::now(), std::chrono::milliseconds(20)));
+        if (PerfClock::now() >= w.end || all_stopped()) break;
         uint64_t ios = 0, bytes = 0, lat = 0;
         for (auto &wk : workers) {
             ios += wk->live().ios.load(std::memory_order_relaxed);
@@ -107,12 +114,16 @@ int main(int argc, char **argv) {
     window.measure_start = PerfClock::now() + o.ramp;
     window.end = window.measure_start + o.time;
     std::vector<std::thread> pool;
+    std::atomic<size_t> stopped_workers{0};
     for (size_t t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
             if (!o.cores.empty()) pin_to(o.cores[t]);
             workers[t]->run(window, g_stop);
+            // A failed I/O ends the whole run: the other workers stop too.
+            if (!workers[t]->result().error.empty()) g_stop.store(true);
+            stopped_workers.fetch_add(1);
         });
-    show_progress(o, window, workers);
+    show_progress(o, window, workers, stopped_workers);
     for (auto &th : pool) th.join();
     const auto finished = std::min(PerfClock::now(), window.end);
 

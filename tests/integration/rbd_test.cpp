@@ -3,6 +3,7 @@
 // and the target keeps serving its other namespace. With the dev cluster
 // (scripts/ceph-dev-cluster.sh start, then SKIFF_CEPH_CONF=<its ceph.conf>): skiff-perf --verify
 // through the target against the image.
+#include "../dataplane/rbd_scratch_image.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 namespace skiff::itest {
 namespace {
@@ -39,6 +41,7 @@ class RbdTarget : public ::testing::Test {
     }
     void TearDown() override {
         target_.reset();
+        scratch_.reset(); // after the target closed it
         fs::remove_all(dir_);
     }
     void start(const json &backends, const json &namespaces) {
@@ -68,6 +71,7 @@ class RbdTarget : public ::testing::Test {
     std::string dir_, socket_;
     uint16_t port_ = 0;
     std::unique_ptr<TargetProcess> target_;
+    std::unique_ptr<test::ScratchImage> scratch_;
 };
 
 TEST_F(RbdTarget, AnUnreachableClusterIsRefusedByNameAndTheOtherNamespaceKeepsServing) {
@@ -119,12 +123,15 @@ TEST_F(RbdTarget, SkiffPerfVerifiesThroughTheTargetOnTheDevCluster) {
     const char *conf = std::getenv("SKIFF_CEPH_CONF");
     if (!conf || !*conf)
         GTEST_SKIP() << "no dev cluster (scripts/ceph-dev-cluster.sh start; SKIFF_CEPH_CONF)";
-    const char *image = std::getenv("SKIFF_CEPH_IMAGE");
+    // An image of its own: --verify reads blocks it did not write as "zero or stamped", and other
+    // tests leave their own bytes on the shared one.
+    scratch_ = std::make_unique<test::ScratchImage>(conf, "rbd", "skiff-verify-" + std::to_string(getpid()),
+                                                    256 << 20);
+    ASSERT_TRUE(scratch_->ok()) << "cannot create a scratch image in the dev cluster";
     start({{{"name", "rbd0"},
             {"kind", "rbd"},
             {"pool", "rbd"},
-            {"image", image && *image ? image : "skiff-test"},
-            {"size", "256MiB"},
+            {"image", scratch_->name()},
             {"ceph_conf", conf}}},
           {{{"nsid", 1}, {"backend", "rbd0"}, {"block_size", 4096}}});
     CommandOutput r = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-perf --port " + std::to_string(port_) +
@@ -222,6 +229,8 @@ TEST_F(RbdTarget, TheMonitorStoppedMidIoGivesAnaInaccessibleAndIoResumes) {
         std::memcpy(&got, buf.data(), 4);
         ASSERT_EQ(got, written[b]) << "block " << b;
     }
+    // Leave the shared image as skiff-perf --verify (bench, ceph-monitor-loss.sh) expects it.
+    EXPECT_TRUE(host->write_zeroes(0, 1, 0, static_cast<uint32_t>(written.size())).ok());
     std::printf("monitor stopped: first error after %.1f s (%s); longest write %.2f s; writes resumed "
                 "%.1f s after the monitor's return\n",
                 first_error_s, first_error.c_str(), longest, resumed_s);

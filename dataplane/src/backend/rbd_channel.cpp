@@ -1,5 +1,6 @@
 #include "rbd_channel.hpp"
 
+#include "skiff/dataplane/rbd_status.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
 #include <nvme/types.h>
@@ -7,7 +8,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 
 namespace skiff::dataplane {
 namespace {
@@ -20,10 +23,14 @@ constexpr uint32_t kCompareBuffers = 4; // Compares in flight at once per channe
 // While the cluster cannot be reached: ANA Inaccessible (SCT 3h, SC 02h), retryable.
 constexpr uint16_t kInaccessible = wire::Status::make(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE);
 
-// What says the cluster, not the request, is the problem: the namespace turns inaccessible.
-bool unreachable(ssize_t rc) {
-    return rc == -ETIMEDOUT || rc == -ENOTCONN || rc == -ESHUTDOWN || rc == -ECONNREFUSED;
-    // (-ESHUTDOWN is also what a blocklisted client gets.)
+// The watchdog's clock (the device's: coarse, a few ms, is plenty for a bound of seconds).
+uint64_t now_ms() {
+    return RbdDevice::monotonic_ms();
+}
+
+// How often the watchdog looks: a quarter of the bound, at most once a second.
+uint64_t watchdog_period_ms(uint32_t bound_s) {
+    return std::min<uint64_t>(1000, std::max<uint64_t>(50, bound_s * 1000ull / 4));
 }
 
 const char *op_name(IoOp op) {
@@ -40,6 +47,8 @@ const char *op_name(IoOp op) {
         return "discard";
     case IoOp::kFlush:
         return "flush";
+    case IoOp::kCompareAndWrite:
+        return "compare-and-write";
     }
     return "?";
 }
@@ -72,12 +81,29 @@ Status RbdChannel::start() {
     if (auto st = ctx_.watch_fd(done_.fd(), on_eventfd, this); !st)
         return make_error(st.error().code, "rbd backend: " + dev_.label() + ": " + st.error().message);
     watching_ = true;
+    timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (timer_fd_ < 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                          "rbd backend: " + dev_.label() + ": timerfd: " + std::strerror(errno));
+    uint64_t period = watchdog_period_ms(dev_.options().op_timeout_s);
+    itimerspec t{};
+    t.it_interval.tv_sec = static_cast<time_t>(period / 1000);
+    t.it_interval.tv_nsec = static_cast<long>(period % 1000) * 1000000;
+    t.it_value = t.it_interval;
+    timerfd_settime(timer_fd_, 0, &t, nullptr);
+    if (auto st = ctx_.watch_fd(timer_fd_, on_watchdog, this); !st)
+        return make_error(st.error().code, "rbd backend: " + dev_.label() + ": " + st.error().message);
     return Status::success();
 }
 
 RbdChannel::~RbdChannel() {
     // in_flight_ is 0 here (the group drains the channel first), so librbd holds no slot.
     if (watching_) ctx_.unwatch_fd(done_.fd());
+    if (timer_fd_ >= 0) {
+        ctx_.unwatch_fd(timer_fd_);
+        ::close(timer_fd_);
+    }
+    set_stalled(false);
     if (buffers_) munmap(buffers_, buffers_len_);
 }
 
@@ -112,7 +138,9 @@ bool RbdChannel::start_io(BackendIo &io) {
         return true;
     }
     s.io = &io;
+    s.op = io.op;
     s.result = 0;
+    s.mismatch_off = 0;
     s.iov = {io.buf, static_cast<size_t>(io.len)};
     if (io.op == IoOp::kCompare) {
         s.bounce = free_bounce_.back();
@@ -139,8 +167,16 @@ bool RbdChannel::start_io(BackendIo &io) {
     case IoOp::kFlush:
         rc = rbd_aio_flush(img, c);
         break;
+    case IoOp::kCompareAndWrite: // one OSD operation (cmpext + write): atomic for every client
+        rc = rbd_aio_compare_and_write(img, io.offset, io.len, static_cast<const char *>(io.buf),
+                                       static_cast<const char *>(io.write_buf), c, &s.mismatch_off, 0);
+        break;
     }
-    if (rc >= 0) return true;
+    if (rc >= 0) {
+        s.busy = true;
+        s.started_ms = now_ms();
+        return true;
+    }
     // Refused before it started: librbd will not call back.
     rbd_aio_release(c);
     s.result = rc;
@@ -170,24 +206,24 @@ uint16_t RbdChannel::status_of(const Slot &s) const {
             return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_COMPARE_FAILED, true);
         return 0;
     }
-    if (unreachable(s.result)) {
+    if (rbd_result_unreachable(s.result)) {
         dev_.mark_lost(static_cast<int>(s.result));
-        return kInaccessible;
+    } else if (s.result == -EILSEQ && io.op == IoOp::kCompareAndWrite) {
+        log_->debug("rbd backend: {}: compare-and-write of {} bytes at {}: miscompare at byte {}",
+                    dev_.label(), io.len, io.offset, s.mismatch_off);
+    } else {
+        log_->warn("rbd backend: {}: {} of {} bytes at {} failed: {}", dev_.label(), op_name(io.op), io.len,
+                   io.offset, std::strerror(static_cast<int>(-s.result)));
     }
-    log_->warn("rbd backend: {}: {} of {} bytes at {} failed: {}", dev_.label(), op_name(io.op), io.len,
-               io.offset, std::strerror(static_cast<int>(-s.result)));
-    if (s.result == -EINVAL) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD, true);
-    if (s.result == -ENOSPC || s.result == -EDQUOT)
-        return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_CAP_EXCEEDED, true);
-    if (io.op == IoOp::kRead || io.op == IoOp::kCompare)
-        return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_READ_ERROR, false);
-    return wire::Status::make(NVME_SCT_MEDIA, NVME_SC_WRITE_FAULT, false);
+    return rbd_io_status(io.op, s.result);
 }
 
 void RbdChannel::release(Slot &s) {
     if (s.bounce) free_bounce_.push_back(s.bounce);
     s.bounce = nullptr;
     s.io = nullptr;
+    s.busy = false;
+    s.abandoned = false;
     free_slots_.push_back(&s);
 }
 
@@ -201,6 +237,14 @@ void RbdChannel::reap() {
     while (n) {
         Slot &s = *static_cast<Slot *>(n);
         n = n->next_done;
+        if (s.abandoned) { // its command was answered already: librbd is done with the slot now
+            if (--abandoned_ == 0)
+                log_->info("rbd backend: {}: every I/O answered early is back from librbd (the last: {} {})",
+                           dev_.label(), op_name(s.op),
+                           s.result >= 0 ? "done" : std::strerror(static_cast<int>(-s.result)));
+            release(s);
+            continue;
+        }
         BackendIo &io = *s.io;
         uint16_t st = status_of(s);
         release(s);
@@ -220,6 +264,61 @@ void RbdChannel::start_waiting() {
             return;
         }
     }
+}
+
+void RbdChannel::on_watchdog(void *self) {
+    auto *ch = static_cast<RbdChannel *>(self);
+    uint64_t expirations;
+    [[maybe_unused]] ssize_t r = ::read(ch->timer_fd_, &expirations, sizeof(expirations));
+    ch->check_ages();
+}
+
+// An I/O older than the bound: the cluster is not answering (librados' own timeouts do not
+// bound the time an I/O waits inside librbd: exclusive-lock, QoS, an image refresh). The
+// namespace turns inaccessible now, so the host learns it (ANA change notice) and new I/O fails
+// over at once; what librbd no longer needs the request's buffer for is answered now.
+void RbdChannel::check_ages() {
+    dev_.check_probe(now_ms()); // a hung probe must not hide a lost cluster
+    if (in_flight_ == 0 && !stalled_) return;
+    // What librbd has finished is not stuck, even when its eventfd was not read yet.
+    if (in_flight_ + abandoned_ > 0) reap();
+    const uint64_t bound_ms = dev_.options().op_timeout_s * 1000ull, now = now_ms();
+    // Inaccessible until librbd has returned everything it held too long, answered or not.
+    bool stalled = abandoned_ > 0;
+    uint32_t answered = 0;
+    uint64_t oldest_ms = 0;
+    for (Slot &s : slots_) {
+        if (!s.busy || s.abandoned || now - s.started_ms < bound_ms) continue;
+        stalled = true;
+        // A Read's bytes land in the request's buffer whenever librbd finishes: it must wait, and
+        // so does a compare-and-write (its buffers are not known to be copied at submission).
+        // Writes are only answered early when exclusive-lock orders them against a retry that
+        // goes through another gateway (the lock moves only once this client's writes are done).
+        bool early = s.op == IoOp::kCompare ||
+                     (s.op != IoOp::kRead && s.op != IoOp::kCompareAndWrite && dev_.exclusive_lock());
+        if (!early) continue;
+        set_stalled(true); // the namespace turns inaccessible before the command completes
+        oldest_ms = std::max(oldest_ms, now - s.started_ms);
+        ++answered;
+        BackendIo &io = *s.io;
+        s.abandoned = true;
+        s.io = nullptr;
+        ++abandoned_;
+        finish(io, kInaccessible);
+    }
+    if (answered)
+        log_->warn(
+            "rbd backend: {}: {} I/O inside librbd for more than {} s (the oldest {} ms): answered with "
+            "ANA Inaccessible; librbd keeps their slots until it returns them",
+            dev_.label(), answered, dev_.options().op_timeout_s, oldest_ms);
+    set_stalled(stalled);
+    if (stalled) start_waiting(); // whatever waits for a slot fails over too (inaccessible now)
+}
+
+void RbdChannel::set_stalled(bool stalled) {
+    if (stalled == stalled_) return;
+    stalled_ = stalled;
+    dev_.set_stalled(stalled);
 }
 
 } // namespace skiff::dataplane

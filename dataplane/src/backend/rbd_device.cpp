@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <unistd.h>
 
 namespace skiff::dataplane {
@@ -94,6 +95,10 @@ Status RbdDevice::connect() {
         {"rados_mon_op_timeout", op_timeout},
         // A completed write must be on the OSDs: no client-side write-back cache (VWC clear).
         {"rbd_cache", "false"},
+        // librbd copies a write's bytes when it takes the write (its default, pinned here): the
+        // watchdog may then answer a stuck write early without librbd reading the request's
+        // buffer afterwards (backend README, "Losing the cluster").
+        {"rbd_disable_zero_copy_writes", "true"},
         // librados' own log must not land on the target's stderr.
         {"log_to_stderr", "false"},
         {"err_to_stderr", "false"},
@@ -132,6 +137,7 @@ Status RbdDevice::connect() {
                               "the image has the journaling feature, which skiff does not serve (every "
                               "write would go twice; `rbd feature disable " +
                               label_ + " journaling`)");
+    exclusive_lock_ = (features & RBD_FEATURE_EXCLUSIVE_LOCK) != 0;
     char id[64] = {};
     if (rbd_get_id(image_, id, sizeof(id)) == 0) header_object_ = std::string("rbd_header.") + id;
     uint64_t want = o.size_bytes ? o.size_bytes : actual;
@@ -148,7 +154,8 @@ Status RbdDevice::connect() {
                feature_names(features),
                features & RBD_FEATURE_EXCLUSIVE_LOCK
                    ? ""
-                   : " (no exclusive-lock: only one gateway may write it at a time, see backend README)");
+                   : " (no exclusive-lock: serve it from one gateway only, and stuck writes wait for librbd "
+                     "instead of failing over; see dataplane/src/backend/README.md)");
     return Status::success();
 }
 
@@ -172,19 +179,35 @@ RbdDevice::open_channel(nvmeof::target::PollContext &ctx, const nvmeof::target::
     return std::unique_ptr<nvmeof::target::IoChannel>(std::move(ch));
 }
 
-void RbdDevice::set_lost(bool lost) {
-    if (lost_.exchange(lost, std::memory_order_acq_rel) == lost) return;
-    ana_changes_.fetch_add(1, std::memory_order_acq_rel);
+template <typename F>
+void RbdDevice::update_state(F f, const char *why) {
+    uint64_t old = state_.load(std::memory_order_acquire), next;
+    bool was, is;
+    do {
+        next = f(old) & kDownMask;
+        was = (old & kDownMask) == 0;
+        is = next == 0;
+        next |= ((old >> kChangesShift) + (was != is)) << kChangesShift;
+    } while (!state_.compare_exchange_weak(old, next, std::memory_order_acq_rel, std::memory_order_acquire));
+    if (was == is) return;
     auto log = skiff::log::get("dataplane");
-    if (lost)
-        log->warn("rbd backend: {}: cluster unreachable: namespace inaccessible (ANA) until it answers again",
-                  label_);
+    if (!is)
+        log->warn("rbd backend: {}: {}: namespace inaccessible (ANA) until it answers again", label_, why);
     else
-        log->info("rbd backend: {}: cluster reachable again: namespace accessible", label_);
+        log->info("rbd backend: {}: cluster reachable again and no I/O stuck: namespace accessible", label_);
+}
+
+void RbdDevice::set_lost(bool lost) {
+    update_state([lost](uint64_t s) { return lost ? s | kLost : s & ~kLost; }, "cluster unreachable");
+}
+
+void RbdDevice::set_stalled(bool stalled) {
+    update_state([stalled](uint64_t s) { return stalled ? s + kStalledOne : s - kStalledOne; },
+                 "an I/O has been inside librbd for longer than op_timeout_s");
 }
 
 void RbdDevice::mark_lost(int err) {
-    if (!lost_.load(std::memory_order_acquire))
+    if (accessible())
         skiff::log::get("dataplane")->warn("rbd backend: {}: I/O failed: {}", label_, errno_text(err));
     set_lost(true);
     wake_.notify_all(); // probe now: the watcher decides when it is back
@@ -206,11 +229,28 @@ bool RbdDevice::probe() {
     return rados_stat(ioctx_, header_object_.c_str(), &size, &mtime) == 0;
 }
 
+uint64_t RbdDevice::monotonic_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000 + static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+void RbdDevice::check_probe(uint64_t now_ms) {
+    const uint64_t started = probe_started_ms_.load(std::memory_order_acquire);
+    if (started == 0 || now_ms - started < options_.op_timeout_s * 1000ull || !accessible()) return;
+    skiff::log::get("dataplane")
+        ->warn("rbd backend: {}: the cluster has not answered the reachability probe for {} ms", label_,
+               now_ms - started);
+    set_lost(true);
+}
+
 void RbdDevice::watch_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
         lock.unlock();
+        probe_started_ms_.store(monotonic_ms(), std::memory_order_release);
         bool ok = probe();
+        probe_started_ms_.store(0, std::memory_order_release);
         lock.lock();
         if (stop_) break;
         set_lost(!ok);

@@ -40,7 +40,7 @@ bool wants_fua(const Request &req) {
 // Hands req.io to ns's channel on this queue's poll group; `done` runs when the backend is
 // finished with it (inline for synchronous backends, later for asynchronous ones).
 void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t len, void *buf,
-               void (*done)(Request &, uint16_t)) {
+               void (*done)(Request &, uint16_t), void *write_buf = nullptr) {
     Queue &q = *req.queue;
     IoChannel *ch = q.context().channel(ns, q.channel_params());
     if (!ch) return done(req, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, false));
@@ -49,6 +49,7 @@ void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t l
     io.offset = offset;
     io.len = len;
     io.buf = buf;
+    io.write_buf = write_buf;
     io.fua = op == IoOp::kWrite && wants_fua(req);
     io.owner = &req;
     io.next = nullptr;
@@ -142,7 +143,9 @@ void execute_dsm(Request &req) {
 
 // Fused Compare and Write: runs once both halves have their data, holding the namespace's I/O
 // gate exclusively (from the compare until the write completes) so no other I/O, on any poll
-// group, interleaves. The compare half's address is the gate's owner token.
+// group, interleaves. The compare half's address is the gate's owner token. A device that does
+// the pair atomically itself (BlockDevice::atomic_compare_and_write) gets it as one
+// kCompareAndWrite instead, passing the gate shared like any other I/O.
 void caw_complete(Request &cmp, Request &wr, uint16_t cmp_status) {
     cmp.ns->gate().leave_exclusive(&cmp);
     cmp.set_status(cmp_status);
@@ -166,8 +169,35 @@ void caw_compare_done(Request &cmp, uint16_t st) {
     submit_io(wr, *wr.ns, IoOp::kWrite, byte_offset(wr), wr.data_len, wr.buf, caw_write_done);
 }
 
+// The device did the pair in one atomic step (no gate held): a miscompare or any failure is
+// the compare's status, and the write half is aborted with it.
+void caw_atomic_done(Request &cmp, uint16_t st) {
+    Request &wr = *cmp.fused_partner;
+    if (st != 0) {
+        wr.fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
+    } else {
+        wr.set_status(0);
+        wr.queue->io_counters().count_write(wr.data_len);
+    }
+    cmp.set_status(st);
+    cmp.fused_waiting = wr.fused_waiting = false;
+    complete(cmp);
+    complete(wr);
+}
+
 // Returns false while the gate is not (yet) ours: the caller defers and retries.
 bool run_compare_and_write(Request &cmp) {
+    Request &wr = *cmp.fused_partner;
+    // A device that makes the pair atomic itself needs no exclusive gate: no other I/O stops
+    // meanwhile. It passes the gate shared like any I/O, so it cannot land between the compare
+    // and the write of a gated pair (a larger range) on the same namespace.
+    if (cmp.ns->device().atomic_compare_and_write(byte_offset(cmp), cmp.data_len)) {
+        if (!cmp.ns->gate().enter()) return false;
+        cmp.holds_gate = true; // Queue::complete(cmp) leaves it
+        submit_io(cmp, *cmp.ns, IoOp::kCompareAndWrite, byte_offset(cmp), cmp.data_len, cmp.buf,
+                  caw_atomic_done, wr.buf);
+        return true;
+    }
     if (!cmp.ns->gate().try_exclusive(&cmp)) return false;
     submit_io(cmp, *cmp.ns, IoOp::kCompare, byte_offset(cmp), cmp.data_len, cmp.buf, caw_compare_done);
     return true;

@@ -75,7 +75,7 @@ void Queue::release(Request &req) {
 void Queue::execute(Request &req) {
     req.data_ready = true;
     Namespace *ns = req.ns;
-    // Fused halves take the gate exclusively themselves; other I/O passes it shared.
+    // Fused halves take the gate themselves (io_cmd.cpp); other I/O passes it shared.
     if (!ns || req.cmd.fuse()) return req.execute(req);
     if (!ns->gate().enter()) return defer(req);
     req.holds_gate = true; // until complete(): the backend I/O may finish later

@@ -37,6 +37,8 @@ uint16_t SyncBlockDevice::run(const BackendIo &io) {
         return deallocate(io.offset, io.len);
     case IoOp::kFlush:
         return flush();
+    case IoOp::kCompareAndWrite: // never sent: atomic_compare_and_write() is false here
+        break;
     }
     return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, true);
 }

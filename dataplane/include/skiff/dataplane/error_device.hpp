@@ -38,6 +38,9 @@ class ErrorDevice final : public nvmeof::target::BlockDevice {
     uint32_t min_block_size() const override { return base_->min_block_size(); }
     nvmeof::target::DeallocateMode deallocate_mode() const override { return base_->deallocate_mode(); }
     bool volatile_write_cache() const override { return base_->volatile_write_cache(); }
+    bool atomic_compare_and_write(uint64_t offset, uint64_t len) const override {
+        return base_->atomic_compare_and_write(offset, len);
+    }
     bool accessible() const override { return base_->accessible(); }
     uint64_t ana_changes() const override { return base_->ana_changes(); }
     Result<std::unique_ptr<nvmeof::target::IoChannel>>

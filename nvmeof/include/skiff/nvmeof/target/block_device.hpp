@@ -35,15 +35,20 @@ enum class IoOp : uint8_t {
     kWriteZeroes, // the range reads back as zeroes
     kDeallocate,  // the range may be deallocated (see BlockDevice::deallocate_mode)
     kFlush,       // make completed writes durable (offset and len unused)
+    // Fused Compare and Write in one step, atomic on the device: compare the stored bytes with
+    // buf and, only when they are equal, store write_buf; NVME_SC_COMPARE_FAILED (nothing
+    // written) when they differ. Sent only where BlockDevice::atomic_compare_and_write says yes.
+    kCompareAndWrite,
 };
 
 // One I/O handed to a channel. Preallocated by its owner; the channel only reads the fields
 // above the line and uses `next` while the I/O waits inside it.
 struct BackendIo {
     IoOp op = IoOp::kRead;
-    uint64_t offset = 0; // bytes; a multiple of the namespace block size
-    uint64_t len = 0;    // bytes; a multiple of the namespace block size
-    void *buf = nullptr; // read destination, write source or compare's expected bytes
+    uint64_t offset = 0;       // bytes; a multiple of the namespace block size
+    uint64_t len = 0;          // bytes; a multiple of the namespace block size
+    void *buf = nullptr;       // read destination, write source or compare's expected bytes
+    void *write_buf = nullptr; // kCompareAndWrite: what is written when the compare matches
     // Write only: durable before `done` runs (the command's FUA bit, or the host turned the
     // volatile write cache off). Backends without a volatile cache have nothing more to do.
     bool fua = false;
@@ -94,6 +99,16 @@ class BlockDevice {
     // cache): Identify Controller VWC, and the reason Flush and FUA exist. Memory backends
     // keep nothing that a flush would make safer.
     virtual bool volatile_write_cache() const { return false; }
+
+    // Whether a fused Compare and Write of [offset, offset + len) can go to the device as one
+    // kCompareAndWrite that the device itself makes atomic (rbd: against every gateway writing
+    // the image). Otherwise the command layer compares, then writes, holding the namespace's
+    // I/O gate: atomic against this target's own I/O only. Cheap: asked per fused pair.
+    virtual bool atomic_compare_and_write(uint64_t offset, uint64_t len) const {
+        (void)offset;
+        (void)len;
+        return false;
+    }
 
     // Opens this device's channel for one poll group. Called on that group's thread.
     virtual Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx,
