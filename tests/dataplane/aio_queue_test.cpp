@@ -2,8 +2,7 @@
 // (TestLoop) whose namespace lives in a file behind the aio backend. Commands complete from
 // the loop, and a fused Compare and Write keeps the namespace's I/O gate from its compare
 // until its write has completed, so other I/O cannot slip in between.
-#include "../nvmeof/command_harness.hpp"
-#include "../nvmeof/test_loop.hpp"
+#include "../nvmeof/looped_queue.hpp"
 #include "skiff/dataplane/aio_device.hpp"
 
 #include <filesystem>
@@ -11,7 +10,7 @@
 namespace skiff::test {
 namespace {
 
-class AioQueue : public ::testing::Test {
+class AioQueue : public ::testing::Test, protected LoopedQueue {
   protected:
     void SetUp() override {
         char tmpl[] = "/tmp/skiff-aio-queue-XXXXXX";
@@ -21,28 +20,11 @@ class AioQueue : public ::testing::Test {
         auto dev = dataplane::AioDevice::open(
             {.path = dir + "/ns.img", .buffered = true, .size_bytes = 8 << 20, .create = true});
         ASSERT_TRUE(dev.ok()) << dev.error().message;
-        t = std::make_unique<UnitTarget>(*dev);
-        admin = std::make_unique<TestQueue>(t->target, t->port);
-        io = std::make_unique<TestQueue>(t->target, t->port);
-        io->queue.attach(loop);
-        uint16_t cntlid = t->bring_up(*admin);
-        ASSERT_EQ(t->connect_io(*io, cntlid).status, 0);
+        open_queue(*dev);
     }
     void TearDown() override {
-        loop.drain();
-        io.reset();
-        admin.reset();
-        loop.close_channels();
-        t.reset();
+        close_queue();
         std::filesystem::remove_all(dir);
-    }
-    // Runs the loop (and retries deferred commands) until req completed.
-    void wait(const tgt::Request &req) {
-        for (int i = 0; i < 1000 && !io->is_done(req); ++i) {
-            loop.run_once(10);
-            io->queue.run_deferred();
-        }
-        ASSERT_TRUE(io->is_done(req)) << "command never completed";
     }
     std::vector<uint8_t> read(uint64_t lba) {
         auto &r = io->submit(io_sqe(nvme_cmd_read, lba, 1), 512);
@@ -52,9 +34,6 @@ class AioQueue : public ::testing::Test {
     }
 
     std::string dir;
-    TestLoop loop;
-    std::unique_ptr<UnitTarget> t;
-    std::unique_ptr<TestQueue> admin, io;
 };
 
 TEST_F(AioQueue, CommandsCompleteFromTheLoopNotInsideExecute) {

@@ -3,8 +3,7 @@
 // takes (one 512-byte sector) goes to librbd as one rbd_aio_compare_and_write, holding the
 // namespace's gate only shared, so ordinary I/O keeps flowing; a larger one is compared, then
 // written, holding the gate exclusively.
-#include "../nvmeof/command_harness.hpp"
-#include "../nvmeof/test_loop.hpp"
+#include "../nvmeof/looped_queue.hpp"
 #include "rbd_scratch_image.hpp"
 #include "skiff/dataplane/rbd_device.hpp"
 
@@ -13,7 +12,7 @@
 namespace skiff::test {
 namespace {
 
-class RbdQueue : public ::testing::Test {
+class RbdQueue : public ::testing::Test, protected LoopedQueue {
   protected:
     void SetUp() override {
         const char *conf = std::getenv("SKIFF_CEPH_CONF");
@@ -30,27 +29,11 @@ class RbdQueue : public ::testing::Test {
         o.queue_depth = 8;
         auto dev = dataplane::RbdDevice::open(o);
         ASSERT_TRUE(dev.ok()) << dev.error().message;
-        t = std::make_unique<UnitTarget>(*dev, 512);
-        admin = std::make_unique<TestQueue>(t->target, t->port);
-        io = std::make_unique<TestQueue>(t->target, t->port);
-        io->queue.attach(loop);
-        uint16_t cntlid = t->bring_up(*admin);
-        ASSERT_EQ(t->connect_io(*io, cntlid).status, 0);
+        open_queue(*dev, 512);
     }
     void TearDown() override {
-        loop.drain();
-        io.reset();
-        admin.reset();
-        loop.close_channels();
-        t.reset();
+        close_queue();
         image.reset();
-    }
-    void wait(const tgt::Request &req) {
-        for (int i = 0; i < 3000 && !io->is_done(req); ++i) {
-            loop.run_once(10);
-            io->queue.run_deferred();
-        }
-        ASSERT_TRUE(io->is_done(req)) << "command never completed";
     }
     uint16_t write(uint64_t lba, const std::vector<uint8_t> &data) {
         auto &r = io->submit(io_sqe(nvme_cmd_write, lba, static_cast<uint32_t>(data.size() / 512)),
@@ -81,9 +64,6 @@ class RbdQueue : public ::testing::Test {
     }
 
     std::unique_ptr<ScratchImage> image;
-    TestLoop loop;
-    std::unique_ptr<UnitTarget> t;
-    std::unique_ptr<TestQueue> admin, io;
     const uint64_t kLba = (20ull << 20) / 512;
 };
 
