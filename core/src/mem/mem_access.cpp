@@ -28,6 +28,17 @@ doca_error_t disconnect(const mem::ImportLink &link) {
     return DOCA_ERROR_NOT_CONNECTED;
 }
 
+// Local memory of this process that the CPU may touch over [p, p + n).
+bool local_range(const doca_mmap *m, const void *p, size_t n) {
+    return m != nullptr && !m->from_export && mem::mmap_contains(m, p, n);
+}
+
+// An import of shared memory (its pages mapped here) that may be read, or written, over [p, p + n).
+bool shared_import_range(const doca_mmap *m, const void *p, size_t n) {
+    return m != nullptr && m->from_export && m->started && !m->rdma_remote && m->import->shared &&
+           mem::mmap_contains(m, p, n);
+}
+
 // Checks shared by reads and writes; DOCA_SUCCESS when the access may proceed.
 doca_error_t check_access(const doca_mmap *m, const void *addr, size_t len) {
     if (m == nullptr || (addr == nullptr && len != 0)) return DOCA_ERROR_INVALID_VALUE;
@@ -69,8 +80,7 @@ bool mmap_engine_writable(const doca_mmap *mmap) {
 }
 
 void *mmap_cpu_ptr(const doca_mmap *mmap, const void *addr, size_t len) {
-    if (mmap == nullptr || mmap->from_export || !mem::mmap_contains(mmap, addr, len)) return nullptr;
-    return const_cast<void *>(addr);
+    return local_range(mmap, addr, len) ? const_cast<void *>(addr) : nullptr;
 }
 
 doca_error_t mmap_read(const doca_mmap *mmap, const void *addr, void *dst, size_t len) {
@@ -86,21 +96,6 @@ doca_error_t mmap_read(const doca_mmap *mmap, const void *addr, void *dst, size_
         return shared_access(link, [&] { std::memcpy(dst, link.shared->local(remote_addr(addr)), len); });
     return link.remote->read(remote_addr(addr), dst, len);
 }
-
-namespace {
-
-// Local memory of this process that the CPU may touch over [p, p + n).
-bool local_range(const doca_mmap *m, const void *p, size_t n) {
-    return m != nullptr && !m->from_export && mem::mmap_contains(m, p, n);
-}
-
-// An import of shared memory (its pages mapped here) that may be read, or written, over [p, p + n).
-bool shared_import_range(const doca_mmap *m, const void *p, size_t n) {
-    return m != nullptr && m->from_export && m->started && !m->rdma_remote && m->import->shared &&
-           mem::mmap_contains(m, p, n);
-}
-
-} // namespace
 
 doca_error_t mmap_copy_direct(const doca_mmap *src_mmap, const void *src, doca_mmap *dst_mmap, void *dst,
                               size_t len) {
