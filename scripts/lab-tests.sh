@@ -91,7 +91,8 @@
 # Environment: LAB_TIMEOUT and the other LAB_* knobs are passed on to tests/lab/vm/run;
 # SKIFF_LAB_PORT is the target port on the host (default: a free one, so parallel runs on one
 # machine do not collide; the guest reaches a host port through 10.0.2.100); FIO_VERIFY_SIZE
-# (default 8M, the guest runs under TCG emulation: keep it small).
+# (default 8M, the guest runs under TCG emulation: keep it small); LAB_RETRIES (default 1: a
+# failed test runs once more, see below; 0: never).
 # Ends with "lab: N passed, N failed, N skipped" (a test exits 77 when the guest kernel lacks what
 # it needs, e.g. auth without CONFIG_NVME_AUTH); exit 0 only if none failed.
 set -uo pipefail
@@ -327,25 +328,53 @@ all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject 
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 
-passed=0 failed=0 skipped=0 failed_names=() skipped_names=()
+# A test that fails runs once more (LAB_RETRIES, default 1): the guest runs under TCG emulation on
+# a shared CI machine, where a boot or a step can take many times its usual time. A second failure
+# is a failure; a pass on the second run is counted as passed and named in the summary. Each
+# failed run's last lines are printed again at the end, where a CI log's tail shows them.
+retries="${LAB_RETRIES:-1}"
+logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/skiff-lab-tests-XXXXXX")"
+trap 'rm -rf "$logs_dir"' EXIT
+passed=0 failed=0 skipped=0 failed_names=() skipped_names=() retried_names=() failed_logs=()
+run_one() { # run_one TEST RUN -> the test's exit code; its output goes to the terminal and a log
+  local log="$logs_dir/$1.$2.log"
+  "test_${1//-/_}" 2>&1 | tee "$log"
+  return "${PIPESTATUS[0]}"
+}
 for t in "${tests[@]}"; do
   fn="test_${t//-/_}"
   if ! declare -F "$fn" >/dev/null; then
     echo "lab-tests: unknown test '$t' (known: ${all_tests[*]})"
     failed=$((failed + 1)); failed_names+=("$t"); continue
   fi
-  echo "== lab test $t"
-  t0=$SECONDS
-  "$fn"; trc=$?
-  if [ $trc = 0 ]; then
-    passed=$((passed + 1)); echo "== lab test $t: PASS ($((SECONDS - t0)) s)"
-  elif [ $trc = 77 ]; then # the guest cannot run it (a kernel feature missing): said, not passed
-    skipped=$((skipped + 1)); skipped_names+=("$t"); echo "== lab test $t: SKIPPED ($((SECONDS - t0)) s)"
-  else
-    failed=$((failed + 1)); failed_names+=("$t"); echo "== lab test $t: FAIL ($((SECONDS - t0)) s)"
-  fi
+  run=1
+  while :; do
+    if [ $run = 1 ]; then echo "== lab test $t"; else echo "== lab test $t (run $run)"; fi
+    t0=$SECONDS
+    run_one "$t" $run; trc=$?
+    if [ $trc = 0 ]; then
+      passed=$((passed + 1)); [ $run -gt 1 ] && retried_names+=("$t")
+      echo "== lab test $t: PASS ($((SECONDS - t0)) s)"
+    elif [ $trc = 77 ]; then # the guest cannot run it (a kernel feature missing): said, not passed
+      skipped=$((skipped + 1)); skipped_names+=("$t"); echo "== lab test $t: SKIPPED ($((SECONDS - t0)) s)"
+    else
+      failed_logs+=("$logs_dir/$t.$run.log")
+      echo "== lab test $t: FAIL ($((SECONDS - t0)) s)"
+      if [ $run -le "$retries" ]; then run=$((run + 1)); continue; fi
+      failed=$((failed + 1)); failed_names+=("$t")
+    fi
+    break
+  done
 done
 
+for log in "${failed_logs[@]}"; do
+  name="$(basename "$log" .log)"
+  echo "== the failed run ${name%.*} (run ${name##*.}): its lines that say FAIL or timed out, then its last 60"
+  grep -E -m 20 "FAIL|timed out" "$log"
+  echo "--"
+  tail -n 60 "$log"
+done
+[ ${#retried_names[@]} = 0 ] || echo "lab-tests: passed only on a second run: ${retried_names[*]}"
 [ $failed = 0 ] || echo "lab-tests: failed: ${failed_names[*]}"
 [ $skipped = 0 ] || echo "lab-tests: skipped (exit 77: the guest lacks what they need): ${skipped_names[*]}"
 echo "lab: $passed passed, $failed failed, $skipped skipped"
