@@ -12,9 +12,11 @@
  *
  * Stop and tasks in flight: every task in flight when the application stops the ctx
  * (doca_ctx_stop) fails: its error callback runs during progress with DOCA_ERROR_SHUTDOWN (or the
- * error it had already met), even if the engine had finished its work. After a fatal error (the
- * ctx stops by itself) tasks the engine completed before the error keep their success; the rest
- * are flushed with DOCA_ERROR_SHUTDOWN.
+ * error it had already met), even if the engine had finished its work. One exception: a Comch
+ * send task whose message was already handed to the peer at submit completes with success (it
+ * was drained, not flushed: the peer has the message, and a failure would tell the application it
+ * did not). After a fatal error (the ctx stops by itself) tasks the engine completed before the
+ * error keep their success; the rest are flushed with DOCA_ERROR_SHUTDOWN.
  */
 #ifndef DOCA_CTX_H_
 #define DOCA_CTX_H_

@@ -517,6 +517,24 @@ TEST(Comch, InFlightSendsAreFlushedWhenTheClientStops) {
     EXPECT_GT(flushed, 0u); // the socket could not take 64 x 4000 bytes unread
 }
 
+// NVIDIA's high-speed data path sample sends its last control message and stops the server in
+// the same callback. The message is in the peer's socket when the stop comes: drained, not
+// flushed. The send completes with success (doca_ctx.h) and the peer reads it.
+TEST(Comch, ASendThePeerAlreadyHasSucceedsAcrossAStop) {
+    ComchDir dir;
+    LocalEnd server(true);
+    ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+    ComchPeerProcess client("client", "skiff-test");
+    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
+    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_EQ(server.send(server.ev.connected[0], "the last word"), DOCA_SUCCESS);
+    EXPECT_EQ(doca_ctx_stop(server.ctx_), DOCA_ERROR_IN_PROGRESS); // a task is in flight
+    server.progress_until([&] { return server.state() == DOCA_CTX_STATE_IDLE; });
+    ASSERT_EQ(server.ev.send_status.size(), 1u);
+    EXPECT_EQ(server.ev.send_status[0], DOCA_SUCCESS) << doca_error_get_name(server.ev.send_status[0]);
+    EXPECT_EQ(client.wait_for("RECV"), "RECV 0 13 the last word");
+}
+
 // An application that sleeps on the PE's notification handle (as skiff-target's idle poll groups
 // do) is woken by a message another process sends, with no thread of the core's involved: the
 // ctx's sockets are in the handle's wait set.

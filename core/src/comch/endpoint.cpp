@@ -125,6 +125,11 @@ doca_error_t Endpoint::validate(const doca_task *task) const {
     return DOCA_SUCCESS;
 }
 
+// A send completes with success only once its frame is in the peer's socket: the peer has it.
+bool Endpoint::delivered_to_peer(const doca_task *task) const {
+    return task->kind == &send_kind_;
+}
+
 void Endpoint::execute(doca_task *task) {
     auto *send = static_cast<doca_comch_task_send *>(task);
     doca_comch_connection *peer = send->peer;

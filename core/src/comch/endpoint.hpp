@@ -75,6 +75,7 @@ class Endpoint : public doca_ctx {
     void on_stop_requested() override;
     void on_stopped() override;
     doca_error_t validate(const doca_task *task) const override;
+    bool delivered_to_peer(const doca_task *task) const override;
     void execute(doca_task *task) override;
     doca_task *poll_completion() override;
     bool completions_pending() const override;

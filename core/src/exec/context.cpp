@@ -230,8 +230,10 @@ bool doca_ctx::deliver_completion() {
     // Every task still in flight when the application stops the ctx fails (doca_ctx.h): an engine
     // that finished it anyway does not make it a success the application could mistake for a
     // running ctx. After a fatal engine error the engine's own verdicts stand (the tasks ahead of
-    // the failing one did run).
-    if (user_stop_ && state() == DOCA_CTX_STATE_STOPPING && task->status == DOCA_SUCCESS)
+    // the failing one did run), and so does a success the peer has already seen (a Comch message
+    // it received: drained, not flushed).
+    if (user_stop_ && state() == DOCA_CTX_STATE_STOPPING && task->status == DOCA_SUCCESS &&
+        !delivered_to_peer(task))
         task->status = DOCA_ERROR_SHUTDOWN;
     task->kind->deliver(task, user_data_);
     return true;

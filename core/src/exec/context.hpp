@@ -67,6 +67,9 @@ struct doca_ctx {
     virtual void on_stop_requested() {}
     // Reached IDLE (nothing in flight, all tasks freed): tear engines down.
     virtual void on_stopped() {}
+    // True for a task whose work already reached another party (a Comch message the peer
+    // received): its success stands at a user stop instead of becoming DOCA_ERROR_SHUTDOWN.
+    virtual bool delivered_to_peer(const doca_task *task) const { return false; }
     // Task validation for doca_task_try_submit; DOCA_SUCCESS or the reason.
     virtual doca_error_t validate(const doca_task *task) const { return DOCA_SUCCESS; }
     // Hands a submitted task to the engine. Never runs callbacks.
