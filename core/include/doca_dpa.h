@@ -87,6 +87,29 @@ DOCA_EXPERIMENTAL doca_error_t skiff_dpa_app_add_kernel(struct doca_dpa_app *app
 /** Registers an RPC function `uint64_t func(uint64_t x num_args)`. Same errors. */
 DOCA_EXPERIMENTAL doca_error_t skiff_dpa_app_add_rpc(struct doca_dpa_app *app, doca_dpa_func_t *func,
                                                      unsigned int num_args, const char *name);
+
+/** Bytes of argument a typed device function may take in all (its arguments laid out in order,
+ *  each at its own alignment). */
+#define SKIFF_DPA_ARGS_BYTES 256
+/**
+ * The two halves of calling a device function whose arguments have any C type (structs by value
+ * included), as skiff-dpacc generates them from the function's parameter list: `capture` reads
+ * the arguments from the host call's variadic list (with their real types) into `block` and
+ * returns the bytes used (0 when they do not fit in `size`); `invoke` runs later, on the EU that
+ * executes the function, and calls it with the arguments read back from `block` (an RPC's result
+ * is its return value; a kernel's is 0).
+ */
+typedef size_t (*skiff_dpa_capture_fn)(va_list *ap, void *block, size_t size);
+typedef uint64_t (*skiff_dpa_invoke_fn)(const void *block);
+/**
+ * Registers a device function with typed arguments (rpc: an RPC, else a kernel or DPA-thread
+ * function). num_args is informative (a DPA-thread function takes one 64-bit argument). Errors as
+ * skiff_dpa_app_add_kernel, and DOCA_ERROR_INVALID_VALUE without capture or invoke.
+ */
+DOCA_EXPERIMENTAL doca_error_t skiff_dpa_app_add_typed(struct doca_dpa_app *app, doca_dpa_func_t *func,
+                                                       bool rpc, unsigned int num_args, const char *name,
+                                                       skiff_dpa_capture_fn capture,
+                                                       skiff_dpa_invoke_fn invoke);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_app_get_name(struct doca_dpa_app *app, char *app_name,
                                                      size_t *app_name_len);
 

@@ -33,17 +33,31 @@ R dispatch(doca_dpa_func_t *func, unsigned num_args, const Args &args) {
 } // namespace
 
 void call_kernel(const DeviceFunction &fn, const Args &args) {
-    dispatch<void>(fn.func, fn.num_args, args);
+    if (fn.invoke)
+        fn.invoke(args.data());
+    else
+        dispatch<void>(fn.func, fn.num_args, args);
 }
 
 uint64_t call_rpc(const DeviceFunction &fn, const Args &args) {
-    return dispatch<uint64_t>(fn.func, fn.num_args, args);
+    return fn.invoke ? fn.invoke(args.data()) : dispatch<uint64_t>(fn.func, fn.num_args, args);
 }
 
-Args read_args(const DeviceFunction &fn, va_list ap) {
-    Args args{};
-    for (unsigned i = 0; i < fn.num_args; ++i) args[i] = va_arg(ap, uint64_t);
-    return args;
+bool read_args(const DeviceFunction &fn, va_list ap, Args &args) {
+    args = Args{};
+    if (!fn.capture) {
+        for (unsigned i = 0; i < fn.num_args; ++i) args[i] = va_arg(ap, uint64_t);
+        return true;
+    }
+    va_list copy; // the capture function takes a va_list *, which a va_list parameter is not everywhere
+    va_copy(copy, ap);
+    size_t used = fn.capture(&copy, args.data(), sizeof args);
+    va_end(copy);
+    if (used == 0) {
+        logger().error("dpa: the arguments of {} take more than {} bytes", fn.name, sizeof args);
+        return false;
+    }
+    return true;
 }
 
 } // namespace skiff::core::dpa
@@ -60,7 +74,8 @@ using skiff::core::dpa::logger;
 namespace {
 
 doca_error_t add_function(doca_dpa_app *app, doca_dpa_func_t *func, unsigned num_args, const char *name,
-                          bool rpc) {
+                          bool rpc, skiff_dpa_capture_fn capture = nullptr,
+                          skiff_dpa_invoke_fn invoke = nullptr) {
     if (!app || !func) return DOCA_ERROR_INVALID_VALUE;
     if (num_args > SKIFF_DPA_MAX_FUNC_ARGS) {
         logger().error("dpa app {}: function {} takes {} arguments; at most {} are supported", app->name,
@@ -74,7 +89,7 @@ doca_error_t add_function(doca_dpa_app *app, doca_dpa_func_t *func, unsigned num
     for (const auto &f : app->functions) {
         if (f.func == func) return DOCA_ERROR_ALREADY_EXIST;
     }
-    app->functions.push_back({func, num_args, rpc, name ? name : "unnamed"});
+    app->functions.push_back({func, num_args, rpc, name ? name : "unnamed", capture, invoke});
     return DOCA_SUCCESS;
 }
 
@@ -105,6 +120,13 @@ doca_error_t skiff_dpa_app_add_kernel(doca_dpa_app *app, doca_dpa_func_t *func, 
 doca_error_t skiff_dpa_app_add_rpc(doca_dpa_app *app, doca_dpa_func_t *func, unsigned int num_args,
                                    const char *name) {
     return add_function(app, func, num_args, name, true);
+}
+
+doca_error_t skiff_dpa_app_add_typed(doca_dpa_app *app, doca_dpa_func_t *func, bool rpc,
+                                     unsigned int num_args, const char *name, skiff_dpa_capture_fn capture,
+                                     skiff_dpa_invoke_fn invoke) {
+    if (!capture || !invoke) return DOCA_ERROR_INVALID_VALUE;
+    return add_function(app, func, num_args, name, rpc, capture, invoke);
 }
 
 doca_error_t doca_dpa_app_get_name(doca_dpa_app *app, char *app_name, size_t *app_name_len) {

@@ -112,6 +112,8 @@ doca_error_t launch(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_th
     }
     if (!event_ready_for_dpa(wait_event, "wait") || !event_ready_for_dpa(comp_event, "completion"))
         return DOCA_ERROR_INVALID_VALUE;
+    Args args;
+    if (!read_args(*fn, ap, args)) return DOCA_ERROR_INVALID_VALUE;
     if (!reserve_hw_threads(num_threads)) return DOCA_ERROR_FULL;
 
     auto *l = new (std::nothrow) Launch();
@@ -123,7 +125,7 @@ doca_error_t launch(doca_dpa *dpa, doca_sync_event *wait_event, uint64_t wait_th
     }
     l->dpa = dpa;
     l->function = fn;
-    l->args = read_args(*fn, ap);
+    l->args = args;
     l->num_threads = num_threads;
     l->wait_event = wait_event;
     l->wait_threshold = wait_threshold;
@@ -215,8 +217,9 @@ doca_error_t doca_dpa_rpc(doca_dpa *dpa, doca_dpa_func_t *func, uint64_t *retval
     job.function = fn;
     va_list ap;
     va_start(ap, retval);
-    job.args = read_args(*fn, ap);
+    bool read = read_args(*fn, ap, job.args);
     va_end(ap);
+    if (!read) return DOCA_ERROR_INVALID_VALUE;
     dpa->eus().eu(0).push(&job);
     while (job.done.load(std::memory_order_acquire) == 0) skiff::core::futex_wait(job.done, 0, 10000);
     if (!dpa->usable()) return DOCA_ERROR_BAD_STATE;
