@@ -36,8 +36,10 @@ DOCA_EXPERIMENTAL void doca_dpa_dev_device_set(doca_dpa_dev_t dpa_handle);
 /** The thread's local storage (doca_dpa_thread_set_local_storage), 0 when none. */
 DOCA_EXPERIMENTAL doca_dpa_dev_uintptr_t doca_dpa_dev_thread_get_local_storage(void);
 /**
- * Ends the run: the thread can be triggered again. In skiff these return to the caller, which must
- * return from the thread function right away; a function that returns without either reschedules.
+ * Ends the run: the thread can be triggered again. Neither this nor doca_dpa_dev_thread_finish
+ * returns to the thread function (as on the DPA: the run ends where it is called; C++ device code
+ * must not call them with objects to destroy alive); a thread function that returns without either
+ * reschedules.
  */
 DOCA_EXPERIMENTAL void doca_dpa_dev_thread_reschedule(void);
 /** Ends the run for good: later completions and notifications do not run the thread again. */

@@ -8,7 +8,11 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <utility>
 
 namespace {
@@ -83,10 +87,24 @@ void tls_thread(uint64_t) {
     doca_dpa_dev_thread_reschedule();
 }
 
+// Never returns by itself, as NVIDIA's dpa_ping_pong thread: every run ends inside the loop, in
+// doca_dpa_dev_thread_reschedule (odd passes) or doca_dpa_dev_thread_finish (the fourth pass).
+std::atomic<int> g_loop_passes{0};
+
+void endless_thread(uint64_t) {
+    for (;;) {
+        int pass = ++g_loop_passes;
+        if (pass >= 4) doca_dpa_dev_thread_finish();
+        if (pass % 2 == 1) doca_dpa_dev_thread_reschedule();
+        if (pass > 100) return; // they returned: end the test's loop instead of spinning forever
+    }
+}
+
 struct DpaThread : skiff::test::DpaTest {
     void SetUp() override {
         DpaTest::SetUp();
         kernel(&comp_thread, 1, "comp_thread");
+        kernel(&endless_thread, 1, "endless_thread");
         kernel(&tls_thread, 1, "tls_thread");
         rpc(&arm_rpc, 2, "arm_rpc");
         rpc(&poll_rpc, 2, "poll_rpc");
@@ -248,6 +266,30 @@ TEST_F(DpaThread, NotificationWithoutCompletion) {
     ASSERT_TRUE(eventually([&] { return s.runs.load() == 1; }));
     EXPECT_EQ(s.empty_runs.load(), 1);
     EXPECT_EQ(s.completions.load(), 0);
+    EXPECT_EQ(doca_dpa_notification_completion_stop(nc), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_notification_completion_destroy(nc), DOCA_SUCCESS);
+    teardown(t, c);
+}
+
+TEST_F(DpaThread, RescheduleAndFinishEndTheRunWhereTheyAreCalled) {
+    ThreadState s;
+    g_loop_passes = 0;
+    doca_dpa_thread *t = make_thread(s, nullptr, dpa_fn(&endless_thread));
+    doca_dpa_completion *c = make_comp(t, 4);
+    auto *nc = make_notify(t);
+    ASSERT_EQ(doca_dpa_thread_run(t), DOCA_SUCCESS);
+    // Run 1: pass 1 reschedules. Run 2: pass 2 goes on, pass 3 reschedules. Run 3: pass 4 finishes.
+    const int after_run[] = {1, 3, 4};
+    for (int want : after_run) {
+        call(dpa_fn(&notify_rpc), nc_handle(nc), 0);
+        ASSERT_TRUE(eventually([&] { return g_loop_passes.load() >= want; }));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // an over-run would show by now
+        EXPECT_EQ(g_loop_passes.load(), want) << "the run went on past reschedule or finish";
+    }
+    // Finished: a notification no longer runs it.
+    call(dpa_fn(&notify_rpc), nc_handle(nc), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(g_loop_passes.load(), 4);
     EXPECT_EQ(doca_dpa_notification_completion_stop(nc), DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_notification_completion_destroy(nc), DOCA_SUCCESS);
     teardown(t, c);

@@ -97,13 +97,20 @@ doca_dpa_dev_uintptr_t doca_dpa_dev_thread_get_local_storage(void) {
     return call ? call->thread->local_storage : 0;
 }
 
+// Both end the run and do not return (DeviceCall::end_run); only a misuse (outside a DPA thread,
+// a fault already logged) returns.
 void doca_dpa_dev_thread_reschedule(void) {
-    if (DeviceCall *call = thread_call("doca_dpa_dev_thread_reschedule"))
+    if (DeviceCall *call = thread_call("doca_dpa_dev_thread_reschedule")) {
         call->end = DeviceCall::End::reschedule;
+        if (call->end_run) std::longjmp(*call->end_run, 1);
+    }
 }
 
 void doca_dpa_dev_thread_finish(void) {
-    if (DeviceCall *call = thread_call("doca_dpa_dev_thread_finish")) call->end = DeviceCall::End::finish;
+    if (DeviceCall *call = thread_call("doca_dpa_dev_thread_finish")) {
+        call->end = DeviceCall::End::finish;
+        if (call->end_run) std::longjmp(*call->end_run, 1);
+    }
 }
 
 } // extern "C"

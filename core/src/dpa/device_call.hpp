@@ -6,6 +6,7 @@
 #include "dpa/dpa_context.hpp"
 
 #include <atomic>
+#include <csetjmp>
 #include <cstdint>
 
 struct doca_dpa_thread;
@@ -26,6 +27,10 @@ struct DeviceCall {
     End end = End::none;
     Eu *eu = nullptr;
     const char *function = "";
+    // A DPA thread's run: where doca_dpa_dev_thread_reschedule / _finish jump to. On the DPA they
+    // never return (NVIDIA's dpa_ping_pong finishes from inside an endless loop), so here they
+    // longjmp back to the EU over the device code's frames (C, or C++ with nothing to destroy).
+    jmp_buf *end_run = nullptr;
 #ifndef NDEBUG
     // Owner slots of the non-thread-safe objects this run uses (owner_check.hpp), released when
     // the run ends. False when full: the object is then not tracked for this run.

@@ -45,7 +45,10 @@ void doca_dpa_thread::run(skiff::core::dpa::Eu &eu) {
             skiff::core::dpa::ScopedCall scope(call);
             skiff::core::dpa::Args args{};
             args[0] = arg;
-            skiff::core::dpa::call_kernel(*function, args);
+            jmp_buf end_run;
+            call.end_run = &end_run;
+            if (setjmp(end_run) == 0) skiff::core::dpa::call_kernel(*function, args);
+            call.end_run = nullptr;
         }
         runs.fetch_add(1, std::memory_order_relaxed);
         if (call.end == DeviceCall::End::finish) finished.store(true, std::memory_order_release);
