@@ -86,8 +86,9 @@ DOCA_STABLE doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca
 DOCA_STABLE doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
                                                                            uint8_t *from_export);
 
-/** An mmap as DPA code names it (doca_dpa_dev.h). */
-typedef uint64_t doca_dpa_dev_mmap_t;
+/** An mmap as DPA code names it (doca_dpa_dev.h): 32 bits, as in DOCA (programs keep it in uint32_t
+ *  fields of the structs they share with device code). */
+typedef uint32_t doca_dpa_dev_mmap_t;
 
 /**
  * Uses DPA heap memory [addr, addr + len) of dpa as the memory range (instead of set_memrange).

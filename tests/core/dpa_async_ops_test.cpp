@@ -146,7 +146,9 @@ struct DpaAsyncOps : skiff::test::DpaTest {
         ASSERT_EQ(doca_mmap_add_dev(mmap, dev), DOCA_SUCCESS);
         ASSERT_EQ(doca_mmap_set_memrange(mmap, memory.data(), memory.size()), DOCA_SUCCESS);
         ASSERT_EQ(doca_mmap_start(mmap), DOCA_SUCCESS);
-        ASSERT_EQ(doca_mmap_dev_get_dpa_handle(mmap, dev, &mmap_h), DOCA_SUCCESS);
+        doca_dpa_dev_mmap_t h = 0; // 32 bits; the RPCs here take every argument as a 64-bit word
+        ASSERT_EQ(doca_mmap_dev_get_dpa_handle(mmap, dev, &h), DOCA_SUCCESS);
+        mmap_h = h;
         for (size_t i = 0; i < 1024; ++i) memory[i] = static_cast<uint8_t>(i * 7 + 1);
     }
     void TearDown() override {
@@ -226,6 +228,40 @@ TEST_F(DpaAsyncOps, ACopyOutsideTheMmapFailsWithAnErrorCompletion) {
     ASSERT_TRUE(eventually([&] { return s.completions.load() == 1; }));
     EXPECT_EQ(s.errors.load(), 1);
     EXPECT_EQ(doca_dpa_peek_at_last_error(dpa), DOCA_SUCCESS) << "a failed operation is not a fault";
+}
+
+// DOCA's doca_dpa_dev_mmap_t is 32 bits. A handle names its mmap only while that mmap lives: the
+// next mmap gets another handle, and a copy through the old one fails like any bad address.
+TEST_F(DpaAsyncOps, AnMmapHandleIs32BitsAndDiesWithItsMmap) {
+    static_assert(sizeof(doca_dpa_dev_mmap_t) == 4);
+    std::vector<uint8_t> other(4096, 0x5a);
+    auto make = [&](doca_mmap **m, doca_dpa_dev_mmap_t *h) {
+        ASSERT_EQ(doca_mmap_create(m), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_add_dev(*m, dev), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_set_memrange(*m, other.data(), other.size()), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_start(*m), DOCA_SUCCESS);
+        ASSERT_EQ(doca_mmap_dev_get_dpa_handle(*m, dev, h), DOCA_SUCCESS);
+    };
+    doca_mmap *first = nullptr, *second = nullptr;
+    doca_dpa_dev_mmap_t h1 = 0, h2 = 0, again = 0;
+    make(&first, &h1);
+    ASSERT_EQ(doca_mmap_dev_get_dpa_handle(first, dev, &again), DOCA_SUCCESS);
+    EXPECT_EQ(again, h1) << "one mmap, one handle";
+    EXPECT_NE(h1, mmap_h);
+    ASSERT_EQ(doca_mmap_stop(first), DOCA_SUCCESS);
+    ASSERT_EQ(doca_mmap_destroy(first), DOCA_SUCCESS);
+    make(&second, &h2);
+    EXPECT_NE(h2, h1) << "the handle of a destroyed mmap named the next one";
+    constexpr uint64_t F = DOCA_DPA_DEV_SUBMIT_FLAG_FLUSH;
+    auto base = reinterpret_cast<uint64_t>(other.data());
+    rpc_call(dpa_fn(&memcpy3_rpc), ao_h, h2, base + 2048, base, F, F, F); // the live handle copies
+    ASSERT_TRUE(eventually([&] { return s.completions.load() == 3; }));
+    EXPECT_EQ(s.errors.load(), 0);
+    rpc_call(dpa_fn(&memcpy3_rpc), ao_h, h1, base + 2048, base, F, F, F); // the same through the dead one
+    ASSERT_TRUE(eventually([&] { return s.completions.load() == 6; }));
+    EXPECT_EQ(s.errors.load(), 3);
+    EXPECT_EQ(doca_mmap_stop(second), DOCA_SUCCESS);
+    EXPECT_EQ(doca_mmap_destroy(second), DOCA_SUCCESS);
 }
 
 TEST_F(DpaAsyncOps, MemcpyByBufferArrayElements) {

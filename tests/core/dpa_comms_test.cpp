@@ -243,7 +243,8 @@ TEST_F(DpaComms, AsyncOpsCompletionsCarryNoWorkCompletion) {
 
     uint64_t r = 0;
     auto base = reinterpret_cast<uint64_t>(memory.data());
-    ASSERT_EQ(doca_dpa_rpc(dpa, dpa_fn(&memcpy_rpc), &r, ao_h, mmap_h, base + 32, base), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_rpc(dpa, dpa_fn(&memcpy_rpc), &r, ao_h, uint64_t{mmap_h}, base + 32, base),
+              DOCA_SUCCESS);
     ASSERT_TRUE(eventually([&] {
         uint64_t x = 0;
         doca_dpa_rpc(dpa, dpa_fn(&poll_rpc), &x, reinterpret_cast<uint64_t>(&s));

@@ -81,8 +81,9 @@ uint8_t pattern(size_t i, uint8_t seed) {
 struct State {
     bool server = false;
     uint8_t *base = nullptr;
-    uint64_t rdma = 0, comp = 0, mmap = 0;
-    uint64_t remote_mmap = 0, remote_base = 0, remote_event = 0;
+    uint64_t rdma = 0, comp = 0;
+    doca_dpa_dev_mmap_t mmap = 0, remote_mmap = 0;
+    uint64_t remote_base = 0, remote_event = 0;
     uint32_t conn = 0;
     uint32_t messages = 0;
     uint32_t consumed = 0; // receives consumed (the ring slot of the next one)

@@ -5,6 +5,7 @@
 #include "dpa/completion.hpp"
 #include "dpa/device_call.hpp"
 #include "dpa/owner_check.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/buf_array.hpp"
 #include "mem/mmap.hpp"
 #include "sync/sync_event.hpp"
@@ -90,8 +91,8 @@ void post_or_fault(DeviceCall &call, doca_dpa_async_ops *ao, const AsyncOp &op, 
 }
 
 // The bytes [addr, addr + len) of an mmap handle, or nullptr when outside its range.
-uint8_t *mmap_bytes(uint64_t mmap_handle, uint64_t addr, size_t len) {
-    auto *m = reinterpret_cast<doca_mmap *>(static_cast<uintptr_t>(mmap_handle));
+uint8_t *mmap_bytes(doca_dpa_dev_mmap_t mmap_handle, uint64_t addr, size_t len) {
+    doca_mmap *m = skiff::core::mem::dpa_mmap_from_handle(mmap_handle);
     auto *p = reinterpret_cast<uint8_t *>(static_cast<uintptr_t>(addr));
     // A remote (RDMA-imported) mmap is reachable only through DPA RDMA posts.
     if (!m || !m->started || m->rdma_remote || !skiff::core::mem::mmap_contains(m, p, len)) return nullptr;

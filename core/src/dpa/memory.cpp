@@ -3,6 +3,7 @@
 #include "dev/device.hpp"
 #include "dpa/dpa_context.hpp"
 
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/buf.hpp"
 #include "mem/mmap.hpp"
 
@@ -140,8 +141,8 @@ doca_error_t doca_mmap_dev_get_dpa_handle(doca_mmap *mmap, doca_dev *dev,
             "emulated DPA");
         return DOCA_ERROR_NOT_SUPPORTED;
     }
-    *dpa_mmap_handle = static_cast<doca_dpa_dev_mmap_t>(reinterpret_cast<uintptr_t>(mmap));
-    return DOCA_SUCCESS;
+    *dpa_mmap_handle = skiff::core::mem::dpa_mmap_handle(mmap);
+    return *dpa_mmap_handle != 0 ? DOCA_SUCCESS : DOCA_ERROR_NO_MEMORY;
 }
 
 } // extern "C"

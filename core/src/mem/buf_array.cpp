@@ -2,6 +2,7 @@
 #include <doca_buf_array.h>
 
 #include "mem/buf_array.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 
@@ -94,6 +95,7 @@ doca_error_t doca_buf_arr_start(struct doca_buf_arr *buf_arr) {
     auto elements = std::unique_ptr<skiff::core::mem::BufArrElement[]>(
         new (std::nothrow) skiff::core::mem::BufArrElement[n]);
     if (elements == nullptr) return DOCA_ERROR_NO_MEMORY;
+    skiff::core::mem::dpa_mmap_handle(m); // device code asks for the elements' mmap by handle
     for (size_t i = 0; i < n; ++i)
         elements[i] = {m->addr + buf_arr->start_offset + i * buf_arr->elem_size, buf_arr->elem_size, m};
     buf_arr->elements = std::move(elements);

@@ -3,6 +3,7 @@
 #include <doca_mmap.h>
 
 #include "dev/device.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
 #include "rdma/verbs.hpp"
@@ -111,6 +112,7 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap) {
     mmap->import.reset();
     for (doca_dev *dev : mmap->devs) skiff::core::dev::dev_release(dev);
     if (mmap->free_cb_armed) mmap->free_cb(mmap->addr, mmap->len, mmap->free_cb_opaque);
+    skiff::core::mem::dpa_mmap_handle_release(mmap);
     skiff::core::mem::live_handles().remove(mmap);
     delete mmap;
     return DOCA_SUCCESS;

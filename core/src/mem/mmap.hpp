@@ -80,6 +80,9 @@ struct doca_mmap {
     std::vector<RdmaReg> rdma_regs;
     bool rdma_remote = false;
     uint32_t rdma_rkey = 0;
+
+    // The DPA's 32-bit handle of the mmap, 0 until asked for (mem/dpa_mmap_handles.hpp).
+    std::atomic<uint32_t> dpa_handle{0};
 };
 
 namespace skiff::core::mem {

@@ -9,6 +9,7 @@
 #include "dpa/completion.hpp"
 #include "dpa/device_call.hpp"
 #include "mem/buf_array.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/mmap.hpp"
 #include "rdma/verbs.hpp"
 #include "sync/remote_net.hpp"
@@ -38,7 +39,7 @@ void fail_now(DpaRdma &r, uint32_t type, uint32_t conn, const char *api, const c
 }
 
 doca_mmap *mmap_of(doca_dpa_dev_mmap_t handle) {
-    return reinterpret_cast<doca_mmap *>(static_cast<uintptr_t>(handle));
+    return skiff::core::mem::dpa_mmap_from_handle(handle);
 }
 
 // The SGE of [addr, addr + len) in a local mmap (registered on the ctx's device at first use).
@@ -115,7 +116,7 @@ const skiff::core::mem::BufArrElement *element_of(doca_dpa_dev_buf_t buf) {
 }
 
 doca_dpa_dev_mmap_t mmap_handle_of(const skiff::core::mem::BufArrElement *e) {
-    return static_cast<doca_dpa_dev_mmap_t>(reinterpret_cast<uintptr_t>(e->mmap));
+    return e->mmap->dpa_handle.load(std::memory_order_relaxed); // given at doca_buf_arr_start
 }
 
 uint64_t addr_of(const skiff::core::mem::BufArrElement *e) {
