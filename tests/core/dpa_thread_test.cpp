@@ -213,6 +213,30 @@ TEST_F(DpaThread, CompletionsTriggerOnlyAnArmedContextAndArePopulatedOnlyThen) {
     teardown(t, c);
 }
 
+// SKIFF_DPA_COMPLETIONS=hardware (ctest runs this as dpa-hw.*, with it set): a started context is
+// armed, so its first completion runs the thread with no request_notification, and completions are
+// populated whether or not it is armed; arming decides only about triggering.
+TEST_F(DpaThread, HardwareCompletionsStartArmedAndArePopulatedUnarmed) {
+    const char *mode = std::getenv("SKIFF_DPA_COMPLETIONS");
+    if (mode == nullptr || std::string(mode) != "hardware")
+        GTEST_SKIP() << "needs SKIFF_DPA_COMPLETIONS=hardware";
+    ThreadState s;
+    s.rearm = false;
+    doca_dpa_thread *t = make_thread(s);
+    doca_dpa_completion *c = make_comp(t, 16);
+    s.comp = handle(c);
+    ASSERT_EQ(doca_dpa_thread_run(t), DOCA_SUCCESS);
+    ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, 1, 0), DOCA_SUCCESS);
+    ASSERT_TRUE(eventually([&] { return s.completions.load() == 1; })) << "the first completion ran nothing";
+    // Not re-armed: no trigger, but the completions are there for whoever polls.
+    ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, 2, 0), DOCA_SUCCESS);
+    ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, 3, 0), DOCA_SUCCESS);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(s.runs.load(), 1);
+    EXPECT_EQ(call(dpa_fn(&poll_rpc), s.comp, 1), 2u) << "populated without request_notification";
+    teardown(t, c);
+}
+
 TEST_F(DpaThread, RescheduleKeepsTheThreadFinishEndsIt) {
     ThreadState again, once;
     once.finish = true;
@@ -352,6 +376,24 @@ TEST_F(DpaThread, AffinityPinsTheThreadToItsEu) {
     EXPECT_EQ(doca_dpa_notification_completion_stop(nc), DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_notification_completion_destroy(nc), DOCA_SUCCESS);
     teardown(t, nullptr);
+}
+
+// DOCA programs destroy started objects in their cleanup (NVIDIA's dpa_ping_pong destroys its
+// completion contexts, then its threads, with no stop): destroy stops them first, unless a thread
+// that may still run would read the context.
+TEST_F(DpaThread, DestroyStopsAStartedCompletionContextAndThread) {
+    ThreadState s;
+    doca_dpa_thread *t = make_thread(s);
+    doca_dpa_completion *c = make_comp(t, 4);
+    s.comp = handle(c);
+    s.finish = true;
+    ASSERT_EQ(doca_dpa_thread_run(t), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_completion_destroy(c), DOCA_ERROR_BAD_STATE) << "its thread can still run";
+    ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, 1, 0), DOCA_SUCCESS);
+    call(dpa_fn(&arm_rpc), s.comp, 0);
+    ASSERT_TRUE(eventually([&] { return s.runs.load() == 1; })); // ran and finished
+    EXPECT_EQ(doca_dpa_completion_destroy(c), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_thread_destroy(t), DOCA_SUCCESS);
 }
 
 TEST_F(DpaThread, ThreadGroupRanksAreChecked) {

@@ -8,6 +8,7 @@
 #include <skiff/core/dpa_verbs_cq.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -32,16 +33,25 @@ doca_error_t doca_dpa_completion::post(uint32_t type, uint32_t user_data, uint32
     slot.has_raw_wc = raw_wc != nullptr;
     if (raw_wc) std::memcpy(slot.raw_wc, raw_wc, skiff::core::dpa::kRawWcBytes);
     slot.seq.store(idx + 1, std::memory_order_release);
-    if (!thread) {
-        populate(idx + 1); // polled use: nobody to notify
-        return DOCA_SUCCESS;
-    }
+    if (!thread || hardware_semantics()) populate(idx + 1); // polled use, or the hardware's rule
+    if (!thread) return DOCA_SUCCESS;
     // Pairs with request_notification: it arms, then looks at reserved; we reserve, then look at armed.
     if (armed.exchange(false, std::memory_order_seq_cst)) {
         populate(idx + 1);
         thread->trigger();
     }
     return DOCA_SUCCESS;
+}
+
+bool doca_dpa_completion::hardware_semantics() {
+    static const bool hardware = [] {
+        const char *v = std::getenv("SKIFF_DPA_COMPLETIONS");
+        if (v == nullptr || std::strcmp(v, "documented") == 0) return false;
+        if (std::strcmp(v, "hardware") == 0) return true;
+        dpa_logger().warn("SKIFF_DPA_COMPLETIONS={}: not 'documented' or 'hardware'; using 'documented'", v);
+        return false;
+    }();
+    return hardware;
 }
 
 void doca_dpa_completion::populate(uint64_t upto) {
@@ -113,11 +123,18 @@ doca_error_t doca_dpa_completion_create(doca_dpa *dpa, unsigned int queue_size, 
 
 doca_error_t doca_dpa_completion_destroy(doca_dpa_completion *comp) {
     if (!comp || comp->magic != doca_dpa_completion::kMagic) return DOCA_ERROR_INVALID_VALUE;
-    if (comp->started && comp->dpa->usable()) return DOCA_ERROR_BAD_STATE;
     if (comp->attached.load() != 0) {
         dpa_logger().error("doca_dpa_completion_destroy: async ops or RDMA contexts are still attached");
         return DOCA_ERROR_IN_USE;
     }
+    // Destroying a started context stops it first (DOCA programs do it: NVIDIA's dpa_ping_pong),
+    // unless its thread may still run and read it.
+    if (comp->started && comp->dpa->usable() && comp->thread && comp->thread->runnable.load() &&
+        !comp->thread->finished.load()) {
+        dpa_logger().error("doca_dpa_completion_destroy: its thread can still run; stop or finish it first");
+        return DOCA_ERROR_BAD_STATE;
+    }
+    comp->started = false;
     if (comp->thread) {
         auto &v = comp->thread->completions;
         v.erase(std::remove(v.begin(), v.end(), comp), v.end());
@@ -169,7 +186,8 @@ doca_error_t doca_dpa_completion_start(doca_dpa_completion *comp) {
     comp->visible.store(0);
     comp->acked.store(0);
     comp->read = 0;
-    comp->armed.store(false); // armed by doca_dpa_dev_completion_request_notification
+    // Armed by doca_dpa_dev_completion_request_notification; with the hardware's rule, from the start.
+    comp->armed.store(doca_dpa_completion::hardware_semantics());
     comp->started = true;
     return DOCA_SUCCESS;
 }
@@ -215,6 +233,10 @@ int doca_dpa_dev_get_completion(doca_dpa_dev_completion_t dpa_comp_handle,
     doca_dpa_completion *comp = completion_of(dpa_comp_handle, "doca_dpa_dev_get_completion", call);
     if (!comp || !comp_element) return 0;
     CompletionSlot *slot = comp->get();
+    if (!slot && doca_dpa_completion::hardware_semantics()) {
+        skiff::core::dpa::VerbsCqAttachment *verbs = comp->verbs.load(std::memory_order_acquire);
+        if (verbs && skiff::core::dpa::drain_verbs_cq_inline(verbs, call->eu)) slot = comp->get();
+    }
     if (!slot) return 0;
     *comp_element = static_cast<doca_dpa_dev_completion_element_t>(reinterpret_cast<uintptr_t>(slot));
     return 1;

@@ -9,6 +9,12 @@
 // attached, a new completion is populated (visible_ advanced) only when the context is armed
 // (request_notification); the first one after arming disarms it and triggers the thread once.
 // Without a thread there is nobody to notify: completions are populated at once (polled use).
+//
+// SKIFF_DPA_COMPLETIONS=hardware selects what the hardware's completion queues do instead, which
+// NVIDIA's dpa_ping_pong relies on: a started context is armed (its first completion triggers the
+// thread without any request_notification), and every completion is populated at once; arming
+// decides only whether a completion triggers the thread. The default keeps the documented rule
+// above (doca_dpa_dev.h: "new completions won't be populated" without request_notification).
 #pragma once
 
 #include <doca_dpa.h>
@@ -35,6 +41,14 @@ struct CompletionSlot {
     alignas(8) unsigned char raw_wc[kRawWcBytes];
 };
 
+class Eu;
+struct VerbsCqAttachment;
+// With SKIFF_DPA_COMPLETIONS=hardware, device code that finds its completion context empty polls
+// the verbs CQ delivering into it, on its own EU (the hardware's CQ needs no EU: a DPA thread that
+// busy-polls its context, as NVIDIA's dpa_ping_pong does, must see completions arrive while it
+// holds the EU the CQ's poller would run on). True when completions were delivered.
+bool drain_verbs_cq_inline(VerbsCqAttachment *attachment, Eu *current);
+
 } // namespace skiff::core::dpa
 
 struct doca_dpa_completion {
@@ -51,7 +65,8 @@ struct doca_dpa_completion {
     alignas(64) std::atomic<uint64_t> visible{0};
     std::atomic<uint64_t> acked{0};
     std::atomic<bool> armed{false};
-    alignas(64) uint64_t read = 0; // consumer only
+    std::atomic<skiff::core::dpa::VerbsCqAttachment *> verbs{nullptr}; // the attached verbs CQ, if any
+    alignas(64) uint64_t read = 0;                                     // consumer only
 
     // Producers. DOCA_ERROR_FULL on overflow (the context is then in its fatal state). raw_wc
     // (kRawWcBytes) is the work completion of a verbs CQ producer, copied into the slot.
@@ -60,6 +75,8 @@ struct doca_dpa_completion {
     skiff::core::dpa::CompletionSlot *get();
     void ack(uint64_t n);
     void request_notification();
+    // SKIFF_DPA_COMPLETIONS=hardware (read once per process).
+    static bool hardware_semantics();
 
   private:
     void populate(uint64_t upto);

@@ -124,8 +124,13 @@ doca_error_t doca_dpa_thread_create(doca_dpa *dpa, doca_dpa_thread **thread) {
 doca_error_t doca_dpa_thread_destroy(doca_dpa_thread *thread) {
     if (!thread || thread->magic != doca_dpa_thread::kMagic) return DOCA_ERROR_INVALID_VALUE;
     if (thread->started && thread->dpa->usable()) {
-        dpa_logger().error("doca_dpa_thread_destroy: stop the thread first");
-        return DOCA_ERROR_BAD_STATE;
+        if (thread->group) {
+            dpa_logger().error(
+                "doca_dpa_thread_destroy: the thread is in a started thread group; stop it first");
+            return DOCA_ERROR_BAD_STATE;
+        }
+        // Destroying a started thread stops it first: DOCA programs do it (NVIDIA's dpa_ping_pong).
+        doca_dpa_thread_stop(thread);
     }
     if (!thread->completions.empty() || thread->group) {
         dpa_logger().error(

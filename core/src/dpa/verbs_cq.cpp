@@ -48,7 +48,18 @@ struct VerbsCqAttachment final : Runnable {
 
     std::atomic<bool> queued{false};
     std::atomic<bool> running{false};
+    std::atomic<bool> inline_polling{false}; // drain_verbs_cq_inline
     std::atomic<bool> stopping{false};
+
+    // Device code on this attachment's EU found its context empty (drain_verbs_cq_inline). The
+    // poller runs on the same EU, so the two never poll the CQ at once.
+    bool drain_inline(Eu *current) {
+        if (current != eu) return false;
+        inline_polling.store(true, std::memory_order_seq_cst);
+        bool got = !stopping.load(std::memory_order_seq_cst) && drain() > 0;
+        inline_polling.store(false, std::memory_order_release);
+        return got;
+    }
 
     // Any thread: puts the poller on its EU unless it is already queued.
     void wake() {
@@ -237,6 +248,10 @@ bool default_verbs_classifier(void *, const ibv_wc &wc, VerbsCompletionFields &o
     return true;
 }
 
+bool drain_verbs_cq_inline(VerbsCqAttachment *attachment, Eu *current) {
+    return attachment->drain_inline(current);
+}
+
 doca_error_t attach_verbs_cq(doca_dpa_completion *comp, const VerbsCqConfig &config,
                              VerbsCqAttachment **out) {
     if (!comp || !out || !config.cq || !config.channel || config.poll_batch == 0 || config.poll_batch > 64) {
@@ -266,6 +281,8 @@ doca_error_t attach_verbs_cq(doca_dpa_completion *comp, const VerbsCqConfig &con
     }
     comp->attached.fetch_add(1);
     comp->dpa->objects.fetch_add(1);
+    skiff::core::dpa::VerbsCqAttachment *none = nullptr;
+    comp->verbs.compare_exchange_strong(none, a); // the first one: device code polls it inline
     a->last_wc = Clock::now();
     a->wake(); // start busy: the poller arms the CQ once it has been idle for the spin
     *out = a;
@@ -278,7 +295,10 @@ doca_error_t detach_verbs_cq(VerbsCqAttachment *a) {
     a->stopping.store(true, std::memory_order_seq_cst);
     // A queued run still happens (the EU runs while the attachment keeps its DPA context started)
     // and sees `stopping`.
-    while (a->queued.load(std::memory_order_seq_cst) || a->running.load(std::memory_order_seq_cst))
+    VerbsCqAttachment *self = a;
+    a->comp->verbs.compare_exchange_strong(self, nullptr);
+    while (a->queued.load(std::memory_order_seq_cst) || a->running.load(std::memory_order_seq_cst) ||
+           a->inline_polling.load(std::memory_order_seq_cst))
         sched_yield();
     a->comp->attached.fetch_sub(1);
     a->comp->dpa->objects.fetch_sub(1);

@@ -2,6 +2,7 @@
 #ifndef SKIFF_HAVE_RDMA
 #include <skiff/core/dpa_verbs_cq.hpp>
 
+#include "dpa/completion.hpp"
 #include "dpa/dpa_context.hpp"
 
 namespace skiff::core::dpa {
@@ -17,6 +18,10 @@ doca_error_t attach_verbs_cq(doca_dpa_completion *, const VerbsCqConfig &, Verbs
 
 doca_error_t detach_verbs_cq(VerbsCqAttachment *) {
     return DOCA_ERROR_INVALID_VALUE;
+}
+
+bool drain_verbs_cq_inline(VerbsCqAttachment *, Eu *) {
+    return false;
 }
 
 } // namespace skiff::core::dpa

@@ -18,6 +18,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -302,7 +303,10 @@ void doca_dpa_dev_rdma_post_receive(doca_dpa_dev_rdma_t rdma, doca_dpa_dev_mmap_
     DeviceCall *call = nullptr;
     DpaRdma *r = rdma_of(rdma, api, call);
     if (!r) return;
-    if (r->recv_posted - r->recv_acked >= r->recv_capacity) {
+    uint64_t released = r->recv_acked;
+    if (doca_dpa_completion::hardware_semantics())
+        released = std::max(released, r->recv_completed.load(std::memory_order_acquire));
+    if (r->recv_posted - released >= r->recv_capacity) {
         skiff::core::dpa::device_fault(*call, std::string(api) + ": more than the receive queue size (" +
                                                   std::to_string(r->recv_capacity) +
                                                   ") receives are posted and not acknowledged");
