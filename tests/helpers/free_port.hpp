@@ -11,16 +11,27 @@
 
 namespace skiff::itest {
 
+// Never the same port twice in a row of calls: the kernel may hand a just-released port out again,
+// and a test that takes two (an I/O and a discovery listener) must get two.
 inline uint16_t free_port() {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
+    static uint16_t recent[16] = {};
+    static unsigned next = 0;
+    for (;;) {
+        int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
+        socklen_t len = sizeof(a);
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+        ::close(fd);
+        uint16_t port = ntohs(a.sin_port);
+        bool seen = false;
+        for (uint16_t r : recent) seen = seen || r == port;
+        if (seen) continue;
+        recent[next++ % 16] = port;
+        return port;
+    }
 }
 
 } // namespace skiff::itest
