@@ -391,8 +391,12 @@ TEST_F(DpaThread, DestroyStopsAStartedCompletionContextAndThread) {
     EXPECT_EQ(doca_dpa_completion_destroy(c), DOCA_ERROR_BAD_STATE) << "its thread can still run";
     ASSERT_EQ(skiff_dpa_completion_post(c, DOCA_DPA_DEV_COMP_SEND, 1, 0), DOCA_SUCCESS);
     call(dpa_fn(&arm_rpc), s.comp, 0);
-    ASSERT_TRUE(eventually([&] { return s.runs.load() == 1; })); // ran and finished
-    EXPECT_EQ(doca_dpa_completion_destroy(c), DOCA_SUCCESS);
+    ASSERT_TRUE(eventually([&] { return s.runs.load() == 1; }));
+    // The run counts itself just before it calls finish: destroy succeeds once the finish is in.
+    doca_error_t destroyed = DOCA_ERROR_BAD_STATE;
+    for (int i = 0; i < 1000 && (destroyed = doca_dpa_completion_destroy(c)) != DOCA_SUCCESS; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(destroyed, DOCA_SUCCESS);
     EXPECT_EQ(doca_dpa_thread_destroy(t), DOCA_SUCCESS);
 }
 
