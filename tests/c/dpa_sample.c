@@ -21,14 +21,7 @@
 
 DOCA_LOG_REGISTER(DPA_SAMPLE);
 
-#define CHECK(expr)                                                                                          \
-    do {                                                                                                     \
-        doca_error_t r_ = (expr);                                                                            \
-        if (r_ != DOCA_SUCCESS) {                                                                            \
-            DOCA_LOG_ERR("%s failed: %s", #expr, doca_error_get_descr(r_));                                  \
-            exit(1);                                                                                         \
-        }                                                                                                    \
-    } while (0)
+#include "dpa_device.h"
 
 #define NUM_COPIES 16
 #define COPY_SIZE 256
@@ -93,23 +86,6 @@ static uint64_t start_copies(uint64_t arg) {
 }
 
 /* ---- host ---- */
-
-static struct doca_dev *open_dpa_device(void) {
-    struct doca_devinfo **list;
-    uint32_t n = 0;
-    struct doca_dev *dev = NULL;
-    setenv("SKIFF_SIDE", "dpu", 0);
-    CHECK(doca_devinfo_create_list(&list, &n));
-    for (uint32_t i = 0; i < n && dev == NULL; ++i) {
-        if (doca_devinfo_get_is_dpa_supported(list[i]) == DOCA_SUCCESS) CHECK(doca_dev_open(list[i], &dev));
-    }
-    doca_devinfo_destroy_list(list);
-    if (dev == NULL) {
-        DOCA_LOG_ERR("no device with DPA support");
-        exit(1);
-    }
-    return dev;
-}
 
 static struct doca_sync_event *make_event(struct doca_dpa *dpa, struct doca_dev *dev) {
     struct doca_sync_event *ev;

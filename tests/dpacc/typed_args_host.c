@@ -20,37 +20,13 @@
 
 DOCA_LOG_REGISTER(DPACC::TYPED_ARGS);
 
-#define CHECK(expr)                                                                                          \
-    do {                                                                                                     \
-        doca_error_t r_ = (expr);                                                                            \
-        if (r_ != DOCA_SUCCESS) {                                                                            \
-            DOCA_LOG_ERR("%s failed: %s", #expr, doca_error_get_descr(r_));                                  \
-            exit(1);                                                                                         \
-        }                                                                                                    \
-    } while (0)
+#include "../c/dpa_device.h"
 
 #define RANKS 4
 
 extern struct doca_dpa_app *typed_args_app; /* made by skiff-dpacc --app-name typed_args_app */
 extern doca_dpa_func_t mix_rpc;
 extern doca_dpa_func_t record_kernel;
-
-static struct doca_dev *open_dpa_device(void) {
-    struct doca_devinfo **list;
-    uint32_t n = 0;
-    struct doca_dev *dev = NULL;
-
-    setenv("SKIFF_SIDE", "dpu", 0);
-    CHECK(doca_devinfo_create_list(&list, &n));
-    for (uint32_t i = 0; i < n && dev == NULL; ++i)
-        if (doca_dpa_cap_is_supported(list[i]) == DOCA_SUCCESS) CHECK(doca_dev_open(list[i], &dev));
-    doca_devinfo_destroy_list(list);
-    if (dev == NULL) {
-        DOCA_LOG_ERR("no device with DPA support");
-        exit(1);
-    }
-    return dev;
-}
 
 static int check_rpc(struct doca_dpa *dpa) {
     doca_dpa_dev_t handle;
