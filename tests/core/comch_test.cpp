@@ -206,6 +206,17 @@ bool handle_readable(doca_pe *pe, int timeout_ms) {
     return ::poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN) != 0;
 }
 
+// Waits until a client process started on `server` runs and the server has seen it connect (its
+// connection: the last one); nullptr, with a failure, when it did not.
+doca_comch_connection *await_client(LocalEnd &server, ComchPeerProcess &client) {
+    size_t before = server.ev.connected.size();
+    std::string state = client.wait_for("STATE RUNNING", server.progressor());
+    EXPECT_EQ(state, "STATE RUNNING");
+    if (state != "STATE RUNNING") return nullptr;
+    server.progress_until([&] { return server.ev.connected.size() == before + 1; });
+    return server.ev.connected.back();
+}
+
 } // namespace
 
 // ---- capabilities and creation rules (one process)
@@ -313,8 +324,7 @@ TEST(Comch, ServerHereClientThereMessagesRoundTripAndDisconnectIsReported) {
     LocalEnd server(true);
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess client("client", "skiff-test");
-    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, client), nullptr);
     EXPECT_EQ(server.ev.log, std::vector<std::string>{"connect 1"});
     doca_comch_connection *conn = server.ev.connected[0];
     EXPECT_EQ(doca_comch_server_get_server_ctx(conn), server.s_);
@@ -356,8 +366,7 @@ TEST(Comch, MessagesKeepTheirOrderAndTheLargestFitsOneByteMoreDoesNot) {
     LocalEnd server(true);
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess client("client", "skiff-test");
-    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, client), nullptr);
 
     client.command("SENDN 0 200 m");
     server.progress_until([&] { return server.ev.received.size() == 200; });
@@ -382,8 +391,7 @@ TEST(Comch, AClientThatDiesIsReportedAndSendsToItFail) {
     LocalEnd server(true);
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess a("client", "skiff-test");
-    ASSERT_EQ(a.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, a), nullptr);
     doca_comch_connection *conn_a = server.ev.connected[0];
     doca_data tag{};
     tag.u64 = 0xa;
@@ -428,8 +436,7 @@ TEST(Comch, ServerDisconnectEndsTheClientsCtxAndTheClientReconnects) {
     LocalEnd server(true);
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess client("client", "skiff-test");
-    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, client), nullptr);
     ASSERT_EQ(doca_comch_server_disconnect(server.s_, server.ev.connected[0]), DOCA_SUCCESS);
     EXPECT_EQ(client.wait_for("STATE STOPPING", server.progressor()), "STATE STOPPING");
     EXPECT_EQ(client.wait_for("STATE IDLE", server.progressor()), "STATE IDLE");
@@ -482,8 +489,7 @@ TEST(Comch, TheLongestNamesMeetToo) {
     LocalEnd server(true, name.c_str());
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess client("client", name);
-    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, client), nullptr);
     // A name differing in its last character is another server.
     LocalEnd other(true, (std::string(118, 'L') + "M").c_str());
     EXPECT_EQ(doca_ctx_start(other.ctx_), DOCA_SUCCESS);
@@ -525,8 +531,7 @@ TEST(Comch, ASendThePeerAlreadyHasSucceedsAcrossAStop) {
     LocalEnd server(true);
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess client("client", "skiff-test");
-    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, client), nullptr);
     ASSERT_EQ(server.send(server.ev.connected[0], "the last word"), DOCA_SUCCESS);
     EXPECT_EQ(doca_ctx_stop(server.ctx_), DOCA_ERROR_IN_PROGRESS); // a task is in flight
     server.progress_until([&] { return server.state() == DOCA_CTX_STATE_IDLE; });
@@ -543,8 +548,7 @@ TEST(Comch, AMessageFromAnotherProcessWakesAPeSleepingOnItsNotificationHandle) {
     LocalEnd server(true);
     ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
     ComchPeerProcess client("client", "skiff-test");
-    ASSERT_EQ(client.wait_for("STATE RUNNING", server.progressor()), "STATE RUNNING");
-    server.progress_until([&] { return server.ev.connected.size() == 1; });
+    ASSERT_NE(await_client(server, client), nullptr);
     while (doca_pe_progress(server.pe_) != 0) {
     }
 
