@@ -33,7 +33,10 @@ bool classify_dpa_rdma_wc(void *arg, const ibv_wc &wc, skiff::core::dpa::VerbsCo
     bool imm = ok && (wc.wc_flags & IBV_WC_WITH_IMM) != 0;
     out.immediate = imm ? ntohl(wc.imm_data) : 0;
     if (wc.wr_id & kDpaRecvBit) {
-        st->recv_completed.fetch_add(1, std::memory_order_release); // before the completion is posted
+        // Counted only under SKIFF_DPA_COMPLETIONS=hardware, where a receive's completion frees its
+        // slot; before the completion is posted, so device code that reads it sees the count.
+        if (doca_dpa_completion::hardware_semantics())
+            st->recv_completed.fetch_add(1, std::memory_order_release);
         out.user_data = st->conn_of_qp(wc.qp_num);
         out.type = !ok                                      ? DOCA_DPA_DEV_COMP_RECV_ERR
                    : wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM ? DOCA_DPA_DEV_COMP_RECV_RDMA_WRITE_IMM

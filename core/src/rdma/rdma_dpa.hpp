@@ -64,9 +64,9 @@ struct DpaRdma {
     uint64_t recv_posted = 0; // receive entries posted ...
     uint64_t recv_acked = 0;  // ... and released by doca_dpa_dev_rdma_receive_ack
     uint32_t recv_capacity = 0;
-    // Receives the hardware completed (the CQ poller counts them). With SKIFF_DPA_COMPLETIONS=
-    // hardware a receive's completion frees its slot, as the hardware's does (NVIDIA's
-    // dpa_ping_pong reposts with a receive queue of one and never calls receive_ack).
+    // Receives the hardware completed, counted by the CQ poller under SKIFF_DPA_COMPLETIONS=hardware:
+    // there a receive's completion frees its slot, as the hardware's does (NVIDIA's dpa_ping_pong
+    // reposts with a receive queue of one and never calls receive_ack).
     std::atomic<uint64_t> recv_completed{0};
     // Registered at start: word 0 takes fetch-add results (the DOCA call returns none); words
     // 1..pending_capacity hold the values of signal_set writes in flight (by wr index).
