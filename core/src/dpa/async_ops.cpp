@@ -5,8 +5,8 @@
 #include "dpa/completion.hpp"
 #include "dpa/device_call.hpp"
 #include "dpa/owner_check.hpp"
-#include "mem/dpa_mmap_handles.hpp"
 #include "mem/buf_array.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/mmap.hpp"
 #include "sync/sync_event.hpp"
 

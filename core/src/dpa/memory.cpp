@@ -3,8 +3,8 @@
 #include "dev/device.hpp"
 #include "dpa/dpa_context.hpp"
 
-#include "mem/dpa_mmap_handles.hpp"
 #include "mem/buf.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 #include "mem/mmap.hpp"
 
 #include <algorithm>

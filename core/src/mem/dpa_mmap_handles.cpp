@@ -39,9 +39,15 @@ Table &table() {
     return *t;
 }
 
+// Device side: the slot, or nullptr when its chunk was never allocated (a made-up handle).
 Slot *slot_at(Table &t, uint32_t index) {
     Slot *chunk = t.chunks[index / kChunkSlots].load(std::memory_order_acquire);
     return chunk ? &chunk[index % kChunkSlots] : nullptr;
+}
+
+// Host side, under the mutex: a slot handed out before, whose chunk exists.
+Slot &held_slot(Table &t, uint32_t index) {
+    return t.chunks[index / kChunkSlots].load(std::memory_order_relaxed)[index % kChunkSlots];
 }
 
 } // namespace
@@ -64,7 +70,7 @@ doca_dpa_dev_mmap_t dpa_mmap_handle(doca_mmap *mmap) {
         if (index % kChunkSlots == 0)
             t.chunks[index / kChunkSlots].store(new Slot[kChunkSlots], std::memory_order_release);
     }
-    Slot &s = t.chunks[index / kChunkSlots].load(std::memory_order_relaxed)[index % kChunkSlots];
+    Slot &s = held_slot(t, index);
     uint32_t h = (index + 1) << kGenerationBits | s.generation;
     s.mmap.store(mmap, std::memory_order_relaxed);
     s.handle.store(h, std::memory_order_release);
@@ -86,7 +92,7 @@ void dpa_mmap_handle_release(doca_mmap *mmap) {
     Table &t = table();
     std::lock_guard lock(t.mu);
     uint32_t index = (h >> kGenerationBits) - 1;
-    Slot &s = t.chunks[index / kChunkSlots].load(std::memory_order_relaxed)[index % kChunkSlots];
+    Slot &s = held_slot(t, index);
     s.handle.store(0, std::memory_order_release);
     s.mmap.store(nullptr, std::memory_order_relaxed);
     ++s.generation; // wraps after 256 reuses of one slot
