@@ -330,15 +330,14 @@ tests=("$@")
 
 # A test that fails runs once more (LAB_RETRIES, default 1): the guest runs under TCG emulation on
 # a shared CI machine, where a boot or a step can take many times its usual time. A second failure
-# is a failure; a pass on the second run is counted as passed and named in the summary. Each
+# is a failure; a pass on a rerun is counted as passed and named in the summary. Each
 # failed run's last lines are printed again at the end, where a CI log's tail shows them.
 retries="${LAB_RETRIES:-1}"
 logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/skiff-lab-tests-XXXXXX")"
 trap 'rm -rf "$logs_dir"' EXIT
 passed=0 failed=0 skipped=0 failed_names=() skipped_names=() retried_names=() failed_logs=()
-run_one() { # run_one TEST RUN -> the test's exit code; its output goes to the terminal and a log
-  local log="$logs_dir/$1.$2.log"
-  "test_${1//-/_}" 2>&1 | tee "$log"
+run_one() { # run_one FUNCTION LOG -> the test's exit code; its output goes to the terminal and LOG
+  "$1" 2>&1 | tee "$2"
   return "${PIPESTATUS[0]}"
 }
 for t in "${tests[@]}"; do
@@ -351,7 +350,7 @@ for t in "${tests[@]}"; do
   while :; do
     if [ $run = 1 ]; then echo "== lab test $t"; else echo "== lab test $t (run $run)"; fi
     t0=$SECONDS
-    run_one "$t" $run; trc=$?
+    run_one "$fn" "$logs_dir/$t.$run.log"; trc=$?
     if [ $trc = 0 ]; then
       passed=$((passed + 1)); [ $run -gt 1 ] && retried_names+=("$t")
       echo "== lab test $t: PASS ($((SECONDS - t0)) s)"
@@ -374,7 +373,7 @@ for log in "${failed_logs[@]}"; do
   echo "--"
   tail -n 60 "$log"
 done
-[ ${#retried_names[@]} = 0 ] || echo "lab-tests: passed only on a second run: ${retried_names[*]}"
+[ ${#retried_names[@]} = 0 ] || echo "lab-tests: passed only on a rerun: ${retried_names[*]}"
 [ $failed = 0 ] || echo "lab-tests: failed: ${failed_names[*]}"
 [ $skipped = 0 ] || echo "lab-tests: skipped (exit 77: the guest lacks what they need): ${skipped_names[*]}"
 echo "lab: $passed passed, $failed failed, $skipped skipped"
