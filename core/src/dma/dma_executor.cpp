@@ -44,15 +44,18 @@ size_t DmaExecutor::execute(doca_dma_task_memcpy *task) {
         return 0;
     }
     MemcpyResult result = run_memcpy(task->src, task->dst, bounce_);
-    if (result.status != DOCA_SUCCESS) {
-        logger().warn("dma memcpy task failed ({}): {}; the tasks behind it are flushed and the ctx stops "
-                      "(start it again to recover; doca_task_try_submit refuses such tasks up front)",
-                      doca_error_get_name(result.status), result.why);
-        fail(task, result.status);
-        return 0;
-    }
+    if (result.status != DOCA_SUCCESS) return fail_copy(task, result);
     task->status = DOCA_SUCCESS;
     return result.bytes;
+}
+
+// Out of line: the report's formatting would weigh on every task's execute.
+size_t DmaExecutor::fail_copy(doca_dma_task_memcpy *task, const MemcpyResult &result) {
+    logger().warn("dma memcpy task failed ({}): {}; the tasks behind it are flushed and the ctx stops "
+                  "(start it again to recover; doca_task_try_submit refuses such tasks up front)",
+                  doca_error_get_name(result.status), result.why);
+    fail(task, result.status);
+    return 0;
 }
 
 // Like the hardware, whose queue goes to an error state on a failed completion: the task fails,

@@ -16,6 +16,8 @@ struct doca_dma_task_memcpy;
 
 namespace skiff::core::dma {
 
+struct MemcpyResult;
+
 class DmaExecutor {
   public:
     explicit DmaExecutor(doca_dma &owner) : owner_(owner) {}
@@ -46,6 +48,7 @@ class DmaExecutor {
   private:
     // A failed task is fatal to the context: flush the rest and stop the ctx.
     void fail(doca_dma_task_memcpy *task, doca_error_t status);
+    [[gnu::cold, gnu::noinline]] size_t fail_copy(doca_dma_task_memcpy *task, const MemcpyResult &result);
 
     doca_dma &owner_;
     std::vector<uint8_t> bounce_;

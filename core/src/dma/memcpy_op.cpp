@@ -17,6 +17,7 @@ namespace {
 // for every task, and the public getters cost a call and a check each (ten per 4 KiB task).
 struct Element {
     doca_buf *buf = nullptr;
+    doca_mmap *mmap = nullptr;
     uint8_t *data = nullptr; // start of the data region
     size_t data_len = 0;
     size_t tailroom = 0; // bytes after the data region, up to the end of the buffer
@@ -25,6 +26,7 @@ struct Element {
 inline Element element(const doca_buf *b) {
     Element e;
     e.buf = const_cast<doca_buf *>(b);
+    e.mmap = b->mmap;
     e.data = b->data;
     e.data_len = b->data_len;
     e.tailroom = static_cast<size_t>(b->head + b->len - (b->data + b->data_len));
@@ -35,10 +37,11 @@ inline doca_buf *next_of(const doca_buf *b) {
     return b->next;
 }
 
-// Copies n bytes between two mmap ranges by the cheapest path the contract offers.
-doca_error_t move_bytes(doca_mmap *src_mmap, const uint8_t *src, doca_mmap *dst_mmap, uint8_t *dst, size_t n,
-                        std::span<uint8_t> bounce) {
-    if (doca_error_t r = mmap_copy_direct(src_mmap, src, dst_mmap, dst, n); r != DOCA_ERROR_AGAIN) return r;
+// The pairs mmap_copy_direct does not take: a memcpy through CPU pointers where both sides have
+// them, else through mmap_read / mmap_write (imports of private memory), else a bounce buffer.
+[[gnu::noinline]] doca_error_t move_bytes_general(doca_mmap *src_mmap, const uint8_t *src,
+                                                  doca_mmap *dst_mmap, uint8_t *dst, size_t n,
+                                                  std::span<uint8_t> bounce) {
     void *src_cpu = mmap_cpu_ptr(src_mmap, src, n);
     void *dst_cpu = mmap_cpu_ptr(dst_mmap, dst, n);
     if (src_cpu && dst_cpu) {
@@ -56,6 +59,13 @@ doca_error_t move_bytes(doca_mmap *src_mmap, const uint8_t *src, doca_mmap *dst_
         done += chunk;
     }
     return DOCA_SUCCESS;
+}
+
+// Copies n bytes between two mmap ranges by the cheapest path the contract offers.
+inline doca_error_t move_bytes(doca_mmap *src_mmap, const uint8_t *src, doca_mmap *dst_mmap, uint8_t *dst,
+                               size_t n, std::span<uint8_t> bounce) {
+    doca_error_t r = mmap_copy_direct(src_mmap, src, dst_mmap, dst, n);
+    return r != DOCA_ERROR_AGAIN ? r : move_bytes_general(src_mmap, src, dst_mmap, dst, n, bounce);
 }
 
 } // namespace
@@ -98,14 +108,14 @@ MemcpyResult run_single(const doca_buf *src, doca_buf *dst, std::span<uint8_t> b
     if (s.data_len == 0)
         return {DOCA_ERROR_INVALID_VALUE, "the source holds no data (the hardware rejects 0 bytes)"};
     if (s.data_len > kMaxBufSize) return {DOCA_ERROR_INVALID_VALUE, "the source holds more than 2 GiB"};
-    doca_mmap *dst_mmap = buf_mmap(dst);
+    doca_mmap *dst_mmap = d.mmap;
     if (!mmap_engine_writable(dst_mmap))
         return {DOCA_ERROR_NOT_PERMITTED,
                 "the destination mmap does not let the engine write (LOCAL_READ_WRITE, "
                 "or PCI_READ_WRITE for an import)"};
     if (d.tailroom < s.data_len)
         return {DOCA_ERROR_INVALID_VALUE, "the destination tailroom is smaller than the source data"};
-    doca_error_t r = move_bytes(buf_mmap(src), s.data, dst_mmap, d.data + d.data_len, s.data_len, bounce);
+    doca_error_t r = move_bytes(s.mmap, s.data, dst_mmap, d.data + d.data_len, s.data_len, bounce);
     if (r != DOCA_SUCCESS)
         return {r, r == DOCA_ERROR_NOT_CONNECTED ? "the exporter revoked the memory or is gone"
                                                  : "the memory could not be reached through its mmap"};

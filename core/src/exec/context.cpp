@@ -272,7 +272,9 @@ doca_error_t doca_ctx::allocate(skiff::core::TaskKind &kind, doca_task **out, do
     return DOCA_SUCCESS;
 }
 
-doca_error_t doca_ctx::submit(doca_task *task, bool validate_first) {
+// Why a submit is refused. Out of line and cold: submit runs once per task, and the reports'
+// formatting would give every call a heavy stack frame.
+doca_error_t doca_ctx::refuse_submit(const doca_task *task) const {
     if (!task->allocated) {
         logger().error("{} ctx: submit of a freed task", type_name_);
         return DOCA_ERROR_INVALID_VALUE;
@@ -282,12 +284,14 @@ doca_error_t doca_ctx::submit(doca_task *task, bool validate_first) {
                        task->kind->name());
         return DOCA_ERROR_BAD_STATE;
     }
-    if (state() != DOCA_CTX_STATE_RUNNING) {
-        // Normal while stopping (callbacks resubmitting flushed tasks): debug level only.
-        logger().debug("{} ctx: submit refused while {} (RUNNING only); the task stays with the caller",
-                       type_name_, state_name(state()));
-        return DOCA_ERROR_BAD_STATE;
-    }
+    // Normal while stopping (callbacks resubmitting flushed tasks): debug level only.
+    logger().debug("{} ctx: submit refused while {} (RUNNING only); the task stays with the caller",
+                   type_name_, state_name(state()));
+    return DOCA_ERROR_BAD_STATE;
+}
+
+doca_error_t doca_ctx::submit(doca_task *task, bool validate_first) {
+    if (!task->allocated || task->in_flight || state() != DOCA_CTX_STATE_RUNNING) return refuse_submit(task);
     if (validate_first) {
         doca_error_t err = validate(task);
         if (err != DOCA_SUCCESS) return DOCA_ERROR_INVALID_VALUE;

@@ -110,6 +110,7 @@ struct doca_ctx {
     bool all_tasks_returned() const;
     bool deliver_completion();
     void finish_stop_locked();
+    [[gnu::cold, gnu::noinline]] doca_error_t refuse_submit(const doca_task *task) const;
 
     const char *type_name_;
     mutable std::mutex mu_; // control plane only: start, stop, state changes

@@ -83,20 +83,28 @@ bool doca_pe::running_callbacks_on_this_thread() const {
     return t_progressing == this;
 }
 
+namespace {
+[[gnu::cold, gnu::noinline]] uint8_t refuse_nested_progress() {
+    logger().error("doca_pe_progress called from inside a completion callback; refused");
+    return 0;
+}
+} // namespace
+
 uint8_t doca_pe::progress() {
-    if (in_progress_) {
-        logger().error("doca_pe_progress called from inside a completion callback; refused");
-        return 0;
-    }
+    if (in_progress_) return refuse_nested_progress();
     in_progress_ = true;
     const doca_pe *outer = t_progressing;
     t_progressing = this;
     uint8_t made_progress = 0;
+    // Round robin from the ctx after the last one that delivered (no division: this runs once per
+    // completion and once per idle pass of a poll loop).
     const size_t n = ctxs_.size();
+    size_t at = cursor_ < n ? cursor_ : 0;
     for (size_t i = 0; i < n; ++i) {
-        size_t at = (cursor_ + i) % n;
-        if (ctxs_[at]->progress_one()) {
-            cursor_ = (at + 1) % n;
+        doca_ctx *ctx = ctxs_[at];
+        if (++at == n) at = 0;
+        if (ctx->progress_one()) {
+            cursor_ = at;
             made_progress = 1;
             break;
         }

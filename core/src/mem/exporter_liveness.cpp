@@ -156,12 +156,6 @@ LivenessView::~LivenessView() {
     if (proc_dir_ >= 0) close(proc_dir_);
 }
 
-bool LivenessView::alive() const {
-    uint32_t w = __atomic_load_n(word_, __ATOMIC_ACQUIRE);
-    if ((w & FUTEX_TID_MASK) != 0 && (w & FUTEX_OWNER_DIED) == 0) return true;
-    return confirm_alive();
-}
-
 bool LivenessView::confirm_alive() const {
     if (dead_.load(std::memory_order_acquire)) return false;
     if (!process_alive(proc_dir_)) {
