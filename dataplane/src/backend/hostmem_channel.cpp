@@ -45,13 +45,14 @@ Status HostmemChannel::start() {
     buffers_ = static_cast<uint8_t *>(p);
     for (uint32_t i = 0; i < bounces; ++i)
         free_bounce_.push_back(buffers_ + static_cast<size_t>(i) * max_io_);
+    free_bounce_count_ = bounces;
     zero_buf_ = buffers_ + static_cast<size_t>(bounces) * max_io_;
     buffers_mmap_ = register_local(buffers_, buffers_len_);
     if (!buffers_mmap_)
         return make_error(DOCA_ERROR_INITIALIZATION, "hostmem backend: cannot register the bounce buffers");
     slots_.resize(depth_);
-    free_slots_.reserve(depth_);
     for (auto &s : slots_) free_slots_.push_back(&s);
+    free_slot_count_ = depth_;
 
     if (auto st = check(doca_buf_inventory_create(2 * depth_, &inv_), "doca_buf_inventory_create"); !st)
         return st;
@@ -108,8 +109,7 @@ void HostmemChannel::submit(BackendIo &io) {
 
 // After a failed task the context stops (as on hardware) and goes IDLE once its tasks are back;
 // the next I/O starts it again.
-bool HostmemChannel::ensure_running() {
-    if (running_) return true;
+bool HostmemChannel::restart() {
     doca_ctx *ctx = doca_dma_as_ctx(dma_);
     doca_ctx_states s{};
     doca_ctx_get_state(ctx, &s);
@@ -123,7 +123,7 @@ bool HostmemChannel::ensure_running() {
 }
 
 bool HostmemChannel::start_io(BackendIo &io) {
-    if (free_slots_.empty() || (io.op == IoOp::kCompare && free_bounce_.empty())) return false;
+    if (free_slot_count_ == 0 || (io.op == IoOp::kCompare && free_bounce_count_ == 0)) return false;
     const ExportRecord *record = dev_.current_export();
     bool usable = false;
     if (!import_ready(record, usable)) return false; // wait for the old import's tasks
@@ -143,13 +143,11 @@ bool HostmemChannel::start_io(BackendIo &io) {
                                      : kInaccessible);
         return true;
     }
-    Slot &s = *free_slots_.back();
-    free_slots_.pop_back();
+    Slot &s = *free_slots_[--free_slot_count_];
     s.io = &io;
     s.done = 0;
     if (io.op == IoOp::kCompare) {
-        s.bounce = free_bounce_.back();
-        free_bounce_.pop_back();
+        s.bounce = free_bounce_[--free_bounce_count_];
     }
     if (uint16_t st = start_chunk(s)) {
         release(s);
@@ -208,12 +206,9 @@ uint16_t HostmemChannel::start_chunk(Slot &s) {
     return 0;
 }
 
-// The slot's bufs cover the import and `local`. Most I/O of a connection lands in the buffer area
-// the slot met last, so that is checked first, without the lookup.
-bool HostmemChannel::bufs_ready(Slot &s, uint8_t *local, size_t len) {
-    if (s.host_buf && s.local_buf && local >= s.local_base && len <= s.local_len &&
-        static_cast<size_t>(local - s.local_base) <= s.local_len - len)
-        return true;
+// The slot's bufs do not cover the import and `local` yet (bufs_ready checked the buffer area the
+// slot met last: most I/O of a connection lands there): find the area and attach.
+bool HostmemChannel::find_bufs(Slot &s, uint8_t *local, size_t len) {
     LocalRange range;
     return local_range_for(local, len, range) && attach_bufs(s, range);
 }
@@ -253,17 +248,24 @@ void HostmemChannel::on_done(doca_dma_task_memcpy *task, doca_data task_ud, doca
     auto &s = *static_cast<Slot *>(task_ud.ptr);
     doca_error_t result = doca_task_get_status(doca_dma_task_memcpy_as_task(task));
     --self->dma_tasks_;
-    // A failed task stops the ctx (as on hardware), which reaches IDLE, and can start again, only
-    // once every task is freed: the slots give theirs back until it runs again.
-    if (result != DOCA_SUCCESS) {
-        self->running_ = false;
-        self->free_task(s);
-        self->free_idle_tasks();
-    } else if (!self->running_) {
-        self->free_task(s);
+    BackendIo &io = *s.io;
+    if (result == DOCA_SUCCESS && self->running_ && io.op != IoOp::kCompare && s.done + s.chunk == io.len) {
+        // The usual completion: a Read or Write (or the last chunk of a zeroing) moved its bytes.
+        self->release(s);
+        self->finish(io, 0);
+    } else {
+        // A failed task stops the ctx (as on hardware), which reaches IDLE, and can start again,
+        // only once every task is freed: the slots give theirs back until it runs again.
+        if (result != DOCA_SUCCESS) {
+            self->running_ = false;
+            self->free_task(s);
+            self->free_idle_tasks();
+        } else if (!self->running_) {
+            self->free_task(s);
+        }
+        self->chunk_done(s, result);
     }
-    self->chunk_done(s, result);
-    self->start_waiting();
+    if (!self->waiting_.empty()) self->start_waiting();
 }
 
 void HostmemChannel::chunk_done(Slot &s, doca_error_t result) {
@@ -299,10 +301,10 @@ void HostmemChannel::chunk_done(Slot &s, doca_error_t result) {
 }
 
 void HostmemChannel::release(Slot &s) {
-    if (s.bounce) free_bounce_.push_back(s.bounce);
+    if (s.bounce) free_bounce_[free_bounce_count_++] = s.bounce;
     s.bounce = nullptr;
     s.io = nullptr;
-    free_slots_.push_back(&s);
+    free_slots_[free_slot_count_++] = &s;
 }
 
 void HostmemChannel::finish(BackendIo &io, uint16_t status) {
@@ -321,21 +323,19 @@ void HostmemChannel::start_waiting() {
 
 // The import follows the published record. A new record replaces the import once no task uses
 // the old one; `usable` says whether DMA can go to the current record at all.
-bool HostmemChannel::import_ready(const ExportRecord *record, bool &usable) {
-    if (record != imported_from_) {
-        if (dma_tasks_) return false;
-        drop_import();
-        import_failed_ = false;
-        imported_from_ = record;
-        if (record) {
-            doca_error_t r = doca_mmap_create_from_export(
-                nullptr, record->descriptor.data(), record->descriptor.size(), dev_.doca_device(), &import_);
-            if (r != DOCA_SUCCESS) {
-                logger()->warn("hostmem backend: cannot import host export {}: {}", record->generation,
-                               doca_error_get_descr(r));
-                import_ = nullptr;
-                import_failed_ = true;
-            }
+bool HostmemChannel::replace_import(const ExportRecord *record, bool &usable) {
+    if (dma_tasks_) return false;
+    drop_import();
+    import_failed_ = false;
+    imported_from_ = record;
+    if (record) {
+        doca_error_t r = doca_mmap_create_from_export(
+            nullptr, record->descriptor.data(), record->descriptor.size(), dev_.doca_device(), &import_);
+        if (r != DOCA_SUCCESS) {
+            logger()->warn("hostmem backend: cannot import host export {}: {}", record->generation,
+                           doca_error_get_descr(r));
+            import_ = nullptr;
+            import_failed_ = true;
         }
     }
     usable = import_ != nullptr && !import_failed_ && dev_.accessible();
@@ -405,7 +405,7 @@ void HostmemChannel::free_task(Slot &s) {
 
 // The tasks of the slots no I/O holds (the others come back through on_done).
 void HostmemChannel::free_idle_tasks() {
-    for (Slot *s : free_slots_) free_task(*s);
+    for (uint32_t i = 0; i < free_slot_count_; ++i) free_task(*free_slots_[i]);
 }
 
 void HostmemChannel::drop_local_areas() {

@@ -79,13 +79,26 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     void release(Slot &s);
     void finish(nvmeof::target::BackendIo &io, uint16_t status);
     void start_waiting();
-    bool ensure_running();
+    // The checks every I/O makes are inline and the work behind them out of line, so the usual
+    // I/O (import current, ctx running, buffer area known) costs a few loads, not a call each.
+    bool ensure_running() { return running_ || restart(); }
+    bool restart();
     // false: the import must change but DMA is still in flight on the old one.
-    bool import_ready(const ExportRecord *record, bool &usable);
+    bool import_ready(const ExportRecord *record, bool &usable) {
+        if (record != imported_from_) return replace_import(record, usable);
+        usable = import_ != nullptr && !import_failed_ && dev_.accessible();
+        return true;
+    }
+    bool replace_import(const ExportRecord *record, bool &usable);
     void drop_import();
     bool local_range_for(uint8_t *p, size_t len, LocalRange &out);
     bool attach_bufs(Slot &s, const LocalRange &local);
-    bool bufs_ready(Slot &s, uint8_t *local, size_t len);
+    bool bufs_ready(Slot &s, uint8_t *local, size_t len) {
+        return (s.host_buf && s.local_buf && local >= s.local_base && len <= s.local_len &&
+                static_cast<size_t>(local - s.local_base) <= s.local_len - len) ||
+               find_bufs(s, local, len);
+    }
+    bool find_bufs(Slot &s, uint8_t *local, size_t len);
     void release_host_bufs();
     void release_local_bufs();
     void free_task(Slot &s);
@@ -106,8 +119,11 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     doca_mmap *buffers_mmap_ = nullptr;
     uint8_t *zero_buf_ = nullptr;
     std::vector<Slot> slots_;
+    // Stacks of what no I/O holds, sized at start (a release is a store, never an allocation).
     std::vector<Slot *> free_slots_;
+    uint32_t free_slot_count_ = 0;
     std::vector<uint8_t *> free_bounce_;
+    uint32_t free_bounce_count_ = 0;
     uint32_t in_flight_ = 0; // I/O whose done has not run
     uint32_t dma_tasks_ = 0; // tasks submitted, not yet completed
     // The DMA ctx runs: set when a start succeeds, cleared by the first failed completion (only a
