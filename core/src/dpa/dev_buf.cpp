@@ -1,7 +1,7 @@
 // Buffers on the DPA: elements of a doca_buf_arr targeting the DPA, read through its handle.
 #include "dpa/device_call.hpp"
 #include "mem/buf_array.hpp"
-#include "mem/mmap.hpp"
+#include "mem/dpa_mmap_handles.hpp"
 
 #include <doca_dpa_dev_buf.h>
 
@@ -39,7 +39,7 @@ uint64_t doca_dpa_dev_buf_get_len(doca_dpa_dev_buf_t buf) {
 }
 
 doca_dpa_dev_mmap_t doca_dpa_dev_buf_get_mmap(doca_dpa_dev_buf_t buf) {
-    return element_of(buf).mmap->dpa_handle.load(std::memory_order_relaxed); // given at doca_buf_arr_start
+    return skiff::core::mem::dpa_mmap_handle(element_of(buf).mmap); // given at doca_buf_arr_start
 }
 
 } // extern "C"

@@ -17,8 +17,8 @@
 #include <skiff/core/status.hpp>
 
 #include <atomic>
-#include <linux/futex.h>
 #include <cstdint>
+#include <linux/futex.h>
 #include <memory>
 #include <sys/types.h>
 

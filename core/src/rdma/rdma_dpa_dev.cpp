@@ -117,7 +117,7 @@ const skiff::core::mem::BufArrElement *element_of(doca_dpa_dev_buf_t buf) {
 }
 
 doca_dpa_dev_mmap_t mmap_handle_of(const skiff::core::mem::BufArrElement *e) {
-    return e->mmap->dpa_handle.load(std::memory_order_relaxed); // given at doca_buf_arr_start
+    return skiff::core::mem::dpa_mmap_handle(e->mmap); // given at doca_buf_arr_start
 }
 
 uint64_t addr_of(const skiff::core::mem::BufArrElement *e) {

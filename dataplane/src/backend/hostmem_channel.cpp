@@ -338,7 +338,7 @@ bool HostmemChannel::replace_import(const ExportRecord *record, bool &usable) {
             import_failed_ = true;
         }
     }
-    usable = import_ != nullptr && !import_failed_ && dev_.accessible();
+    usable = import_usable();
     return true;
 }
 

@@ -86,9 +86,11 @@ class HostmemChannel final : public nvmeof::target::IoChannel {
     // false: the import must change but DMA is still in flight on the old one.
     bool import_ready(const ExportRecord *record, bool &usable) {
         if (record != imported_from_) return replace_import(record, usable);
-        usable = import_ != nullptr && !import_failed_ && dev_.accessible();
+        usable = import_usable();
         return true;
     }
+    // DMA can go to the current import: it was made and the host's memory is reachable.
+    bool import_usable() const { return import_ != nullptr && !import_failed_ && dev_.accessible(); }
     bool replace_import(const ExportRecord *record, bool &usable);
     void drop_import();
     bool local_range_for(uint8_t *p, size_t len, LocalRange &out);
