@@ -26,8 +26,8 @@ inline void prefetch_task(const doca_dma_task_memcpy *task) {
 
 void ThreadedDmaEngine::start(uint32_t capacity) {
     stop();
-    submitted_ = std::make_unique<Ring>(capacity + 1);
-    completed_ = std::make_unique<Ring>(capacity + 1);
+    submitted_ = std::make_unique<Ring>(capacity);
+    completed_ = std::make_unique<Ring>(capacity);
     harvested_next_ = harvested_count_ = 0;
     SharedDmaWorker::instance().attach(this);
     attached_ = true;
