@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
+#include <cstring>
+#include <map>
 #include <numeric>
+#include <thread>
 
 namespace skiff::test {
 namespace {
@@ -256,6 +261,126 @@ TEST(TcpTransport, ReadUsesSuccessFlagWhenSqFlowControlIsDisabled) {
     auto next = io.recv_pdu();
     ASSERT_TRUE(next && next->ch.type == wt::kCapsuleResp);
     EXPECT_EQ(next->as<wt::CapsuleResp>().cqe.cid, 10);
+}
+
+// Large reads from a RAM namespace leave the target straight from the namespace's memory, held
+// until the socket takes them (target::HeldView). Here the host does not read, so most of 100
+// reads of 128 KiB wait in the target's send queue while the host overwrites parts of two of
+// them: every read must still return the bytes the namespace held when it completed, and the
+// writes must take effect.
+TEST(TcpTransport, LargeReadsKeepTheirBytesWhenAWriteOverwritesThemBeforeTheyAreSent) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    bring_up_io(io, cntlid);
+
+    constexpr uint32_t kReads = 100, kLen = 128 * 1024, kBlocks = kLen / 512;
+    auto pattern = [](uint32_t read, uint32_t i) { return uint8_t(read * 7 + i * 13 + 1); };
+    std::vector<uint8_t> chunk(kLen);
+    for (uint32_t r = 0; r < kReads; ++r) {
+        for (uint32_t i = 0; i < kLen; ++i) chunk[i] = pattern(r, i);
+        ASSERT_EQ(io.command(rw(nvme_cmd_write, uint64_t(r) * kBlocks, kBlocks), nullptr, 0, chunk.data(), kLen,
+                             false)
+                      .status,
+                  0);
+    }
+
+    for (uint32_t r = 0; r < kReads; ++r) {
+        w::Sqe rd = rw(nvme_cmd_read, uint64_t(r) * kBlocks, kBlocks);
+        rd.cid = uint16_t(1000 + r);
+        io.send_command(rd, nullptr, 0, kLen);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the target's socket fills up
+    // 4 KiB in-capsule writes into the middle of read 50 and of the last read.
+    const std::vector<uint8_t> overwrite(4096, 0xEE);
+    const uint64_t targets[2] = {50ull * kBlocks + 100, (kReads - 1ull) * kBlocks + 100};
+    for (int k = 0; k < 2; ++k) {
+        w::Sqe wr = rw(nvme_cmd_write, targets[k], 8);
+        wr.cid = uint16_t(2000 + k);
+        io.send_command(wr, overwrite.data(), 4096);
+    }
+
+    std::map<uint16_t, std::vector<uint8_t>> data;
+    std::map<uint16_t, uint16_t> status;
+    while (status.size() < kReads + 2) {
+        auto pdu = io.recv_pdu();
+        ASSERT_TRUE(pdu.has_value()) << "connection closed after " << status.size() << " completions";
+        if (pdu->ch.type == wt::kC2HData) {
+            const auto &d = pdu->as<wt::DataPdu>();
+            auto &buf = data[d.cccid];
+            buf.resize(std::max<size_t>(buf.size(), d.datao + d.datal));
+            std::memcpy(buf.data() + d.datao, pdu->bytes.data() + d.ch.pdo, d.datal);
+            if (d.ch.flags & wt::kFlagDataSuccess) status[d.cccid] = 0;
+        } else {
+            ASSERT_EQ(pdu->ch.type, wt::kCapsuleResp);
+            const auto &cqe = pdu->as<wt::CapsuleResp>().cqe;
+            status[cqe.cid] = cqe.status;
+        }
+    }
+    for (uint32_t r = 0; r < kReads; ++r) {
+        const uint16_t cid = uint16_t(1000 + r);
+        ASSERT_EQ(status[cid], 0) << "read " << r;
+        ASSERT_EQ(data[cid].size(), kLen) << "read " << r;
+        uint32_t wrong = 0;
+        for (uint32_t i = 0; i < kLen; ++i) wrong += data[cid][i] != pattern(r, i);
+        EXPECT_EQ(wrong, 0u) << "read " << r << " returned bytes written after it completed";
+    }
+    EXPECT_EQ(status[2000], 0);
+    EXPECT_EQ(status[2001], 0);
+    for (uint64_t slba : targets) {
+        std::vector<uint8_t> got;
+        ASSERT_EQ(io.command(rw(nvme_cmd_read, slba, 8), &got, 4096).status, 0);
+        EXPECT_EQ(got, overwrite);
+    }
+}
+
+// The same reads, waiting in the send queue, when their namespace is removed: the poll group keeps
+// the namespace's channel, and with it the RAM, until the last read held from it is sent.
+TEST(TcpTransport, LargeReadsWaitingToBeSentOutliveTheirNamespace) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    bring_up_io(io, cntlid);
+
+    constexpr uint32_t kReads = 80, kLen = 128 * 1024, kBlocks = kLen / 512;
+    std::vector<uint8_t> chunk(kLen);
+    for (uint32_t r = 0; r < kReads; ++r) {
+        std::fill(chunk.begin(), chunk.end(), uint8_t(r + 1));
+        ASSERT_EQ(io.command(rw(nvme_cmd_write, uint64_t(r) * kBlocks, kBlocks), nullptr, 0, chunk.data(), kLen,
+                             false)
+                      .status,
+                  0);
+    }
+    for (uint32_t r = 0; r < kReads; ++r) {
+        w::Sqe rd = rw(nvme_cmd_read, uint64_t(r) * kBlocks, kBlocks);
+        rd.cid = uint16_t(1000 + r);
+        io.send_command(rd, nullptr, 0, kLen);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_NE(t.target.find_subsystem(kSubNqn)->remove_namespace(1), nullptr);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500)); // several sweeps of the poll group
+
+    std::map<uint16_t, std::vector<uint8_t>> data;
+    std::map<uint16_t, uint16_t> status;
+    while (status.size() < kReads) {
+        auto pdu = io.recv_pdu();
+        ASSERT_TRUE(pdu.has_value()) << "connection closed after " << status.size() << " completions";
+        if (pdu->ch.type == wt::kC2HData) {
+            const auto &d = pdu->as<wt::DataPdu>();
+            auto &buf = data[d.cccid];
+            buf.resize(std::max<size_t>(buf.size(), d.datao + d.datal));
+            std::memcpy(buf.data() + d.datao, pdu->bytes.data() + d.ch.pdo, d.datal);
+        } else if (pdu->ch.type == wt::kCapsuleResp) {
+            status[pdu->as<wt::CapsuleResp>().cqe.cid] = pdu->as<wt::CapsuleResp>().cqe.status;
+        }
+    }
+    for (uint32_t r = 0; r < kReads; ++r) {
+        const uint16_t cid = uint16_t(1000 + r);
+        ASSERT_EQ(status[cid], 0) << "read " << r;
+        EXPECT_EQ(data[cid], std::vector<uint8_t>(kLen, uint8_t(r + 1))) << "read " << r;
+    }
 }
 
 TEST(TcpTransport, DiscoveryListenerServesTheDiscoveryLogOnly) {

@@ -51,6 +51,11 @@ void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t l
     io.buf = buf;
     io.write_buf = write_buf;
     io.fua = op == IoOp::kWrite && wants_fua(req);
+    // A large read may come back as a view of the device's memory (RAM), sent from there.
+    const uint32_t view_min = op == IoOp::kRead ? q.transport().read_view_min_bytes() : 0;
+    io.view_ok = view_min != 0 && len >= view_min;
+    io.view = nullptr;
+    io.view_channel = nullptr;
     io.owner = &req;
     io.next = nullptr;
     // The command's continuation rides in the request; the channel calls back through here.

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <utility>
 
 namespace skiff::nvmeof::tcp {
 
@@ -467,6 +468,9 @@ void TcpQueuePair::send_r2t(TcpRequest &req) {
 
 void TcpQueuePair::queue_response(target::Request &r) {
     auto &req = static_cast<TcpRequest &>(r);
+    // A read's data left in the device's memory (valid until we return unless we hold it).
+    const uint8_t *view = std::exchange(req.io.view, nullptr);
+    target::IoChannel *view_channel = std::exchange(req.io.view_channel, nullptr);
     // A backend I/O that completes after the connection ended: nobody to answer.
     if (finished_) return free_request(req);
     set_state(req, TcpRequestState::kSending);
@@ -474,11 +478,51 @@ void TcpQueuePair::queue_response(target::Request &r) {
     bool data = req.dir == DataDir::kCtrlToHost && !req.failed() && req.data_len > 0;
     // The SUCCESS optimisation: the C2HData PDU alone completes the command.
     bool success_flag = data && queue_.sq_flow_control_disabled() && req.cqe.result == 0;
-    if (data) send_c2h_data(req, success_flag);
+    if (data && view) hold_view(req, view_channel, view);
+    if (data) send_c2h_data(req, success_flag, view ? view : req.buf);
     if (!success_flag) send_response(req);
 }
 
-void TcpQueuePair::send_c2h_data(TcpRequest &req, bool success_flag) {
+// ---------------------------------------------------------------------------------------------
+// Reads sent from a RAM namespace's memory (target::HeldView): held from the response until the
+// C2HData item is on the wire (flush), copied into the slot's buffer if a write on this poll group
+// is about to change those bytes first (materialize_view), let go when the connection ends.
+
+void TcpQueuePair::hold_view(TcpRequest &req, target::IoChannel *channel, const uint8_t *bytes) {
+    target::HeldView &v = req.view;
+    v.bytes = bytes;
+    v.offset = req.io.offset;
+    v.len = req.data_len;
+    v.materialize = materialize_view;
+    v.owner = &req;
+    channel->hold_view(v);
+}
+
+void TcpQueuePair::materialize_view(target::HeldView &v) {
+    auto &req = *static_cast<TcpRequest *>(v.owner);
+    std::memcpy(req.buf, v.bytes, v.len);
+    // Same offsets in the item: a partly sent item resumes where it stopped.
+    SendItem &it = *req.data_item;
+    for (int k = 0; k < it.iovcnt; ++k)
+        if (it.iov[k].iov_base == v.bytes) it.iov[k].iov_base = req.buf;
+    it.from_view = false;
+    v.bytes = nullptr;
+}
+
+void TcpQueuePair::release_view(SendItem &it) {
+    target::HeldView &v = it.req->view;
+    if (v.channel) v.channel->release_view(v);
+    v.bytes = nullptr;
+    it.from_view = false;
+}
+
+void TcpQueuePair::release_views() {
+    sendq_.for_each_queued([this](SendItem &it) {
+        if (it.from_view) release_view(it);
+    });
+}
+
+void TcpQueuePair::send_c2h_data(TcpRequest &req, bool success_flag, const uint8_t *data) {
     uint8_t hd = hdgst_ ? kDigestLen : 0, dd = ddgst_ ? kDigestLen : 0;
     uint32_t hdr_end = sizeof(DataPdu) + hd;
     uint32_t pdo = (hdr_end + c2h_align_ - 1) / c2h_align_ * c2h_align_;
@@ -495,15 +539,17 @@ void TcpQueuePair::send_c2h_data(TcpRequest &req, bool success_flag) {
     int n = 0;
     it->iov[n++] = {req.c2h_pdu, hdr_end};
     if (pdo > hdr_end) it->iov[n++] = {const_cast<uint8_t *>(kZeroPad), pdo - hdr_end};
-    it->iov[n++] = {req.buf, req.data_len};
+    it->iov[n++] = {const_cast<uint8_t *>(data), req.data_len};
     if (ddgst_) {
-        req.ddgst = crc32c(req.buf, req.data_len);
+        req.ddgst = crc32c(data, req.data_len);
         it->iov[n++] = {&req.ddgst, dd};
     }
     it->iovcnt = static_cast<uint8_t>(n);
     it->kind = SendItem::kData;
     it->req = &req;
     it->frees_request = success_flag;
+    it->from_view = data != req.buf;
+    req.data_item = it;
     sendq_.commit();
 }
 
@@ -564,6 +610,7 @@ void TcpQueuePair::flush() {
     if (finished_) return;
     responses_queued_ = false;
     bool ok = sendq_.flush(fd_, tls_.get(), [this](SendItem &it) {
+        if (it.from_view) release_view(it);
         if (it.frees_request) free_request(*it.req);
     });
     if (!ok) {
@@ -596,6 +643,7 @@ void TcpQueuePair::poll(uint64_t now_ms) {
 void TcpQueuePair::finish(const char *why) {
     if (finished_) return;
     finished_ = true;
+    release_views();
     rx_state_ = RecvState::kStopped;
     if (queue_.connected())
         queue_.disconnect(why);

@@ -9,6 +9,8 @@
 
 namespace skiff::nvmeof::tcp {
 
+struct SendItem;
+
 enum class TcpRequestState : uint8_t {
     kFree,
     kReceivingInCapsule, // the capsule's data is arriving after its header
@@ -27,6 +29,10 @@ struct TcpRequest : target::Request {
     bool digest_error = false; // a data digest did not match
     uint32_t h2c_received = 0; // bytes of host data received so far
     uint32_t ddgst = 0;        // data digest sent after C2H data
+    // A large read sent straight from a RAM namespace: the held view, and the queued C2HData
+    // item whose data points into it (while the view is held).
+    target::HeldView view;
+    SendItem *data_item = nullptr;
     // Outgoing PDU headers (+ header digest), owned by the slot so sends need no allocation.
     alignas(8) uint8_t r2t_pdu[sizeof(wire::tcp::R2T) + 4];
     alignas(8) uint8_t c2h_pdu[sizeof(wire::tcp::DataPdu) + 4];

@@ -23,6 +23,9 @@ class RamDevice final : public nvmeof::target::SyncBlockDevice {
         return nvmeof::target::DeallocateMode::kReadsZeroes;
     }
     uint16_t read(uint64_t offset, void *dst, size_t len) override;
+    // The namespace's bytes in place: a large NVMe/TCP read is sent from here, without a copy
+    // into the request's buffer first (HeldView).
+    const uint8_t *read_view(uint64_t offset, size_t) override { return base_ + offset; }
     uint16_t write(uint64_t offset, const void *src, size_t len) override;
     uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) override;
     uint16_t write_zeroes(uint64_t offset, size_t len) override;

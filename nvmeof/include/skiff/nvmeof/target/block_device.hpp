@@ -41,6 +41,26 @@ enum class IoOp : uint8_t {
     kCompareAndWrite,
 };
 
+class IoChannel;
+
+// A read's bytes left in the device's memory (a RAM namespace) for the transport to send from,
+// instead of a copy in the request's buffer: the NVMe/TCP socket copies them anyway. The
+// transport embeds one per request and holds it with IoChannel::hold_view() until the bytes are
+// on their way (or copied out); the channel meanwhile keeps the device (in_flight() counts held
+// views) and, before an operation of its own changes any of those bytes, has the holder copy
+// them out (materialize), so a read still returns the bytes as they were when it completed.
+struct HeldView {
+    const uint8_t *bytes = nullptr;
+    uint64_t offset = 0; // the device range the bytes are
+    uint64_t len = 0;
+    IoChannel *channel = nullptr;
+    // Copies the bytes into the holder's own buffer and stops using `bytes`. Called by the
+    // channel, which has already let go of the view.
+    void (*materialize)(HeldView &) = nullptr;
+    void *owner = nullptr; // for `materialize`
+    HeldView *prev = nullptr, *next = nullptr; // the channel's list of held views
+};
+
 // One I/O handed to a channel. Preallocated by its owner; the channel only reads the fields
 // above the line and uses `next` while the I/O waits inside it.
 struct BackendIo {
@@ -56,7 +76,15 @@ struct BackendIo {
     // status field (0 = success, else wire::Status::make()). May submit new I/O.
     void (*done)(BackendIo &io, uint16_t status) = nullptr;
     void *owner = nullptr; // for `done` (the command layer puts its Request here)
-    // ----
+    // kRead only: the submitter can take the data as a view of the device's memory instead of a
+    // copy in buf (see HeldView).
+    bool view_ok = false;
+    // ---- set by the channel
+    // With view_ok, a channel whose device holds the bytes in memory may point `view` at them
+    // and leave buf alone; `view_channel` is then the channel to hold the view with. Unless
+    // held, the view is valid only until `done` returns.
+    const uint8_t *view = nullptr;
+    IoChannel *view_channel = nullptr;
     BackendIo *next = nullptr; // the channel's wait list (I/O submitted while it is full)
 };
 
@@ -72,8 +100,12 @@ class IoChannel {
     // Starts io, or queues it inside the channel when the channel is at its depth; never
     // refuses. io.done runs exactly once (possibly before submit returns).
     virtual void submit(BackendIo &io) = 0;
-    // I/O submitted whose `done` has not run yet.
+    // I/O submitted whose `done` has not run yet (and read views still held).
     virtual uint32_t in_flight() const = 0;
+    // Keeps a view this channel returned (BackendIo::view) valid past `done`, until released or
+    // materialized. Only channels that return views implement these.
+    virtual void hold_view(HeldView &view) { (void)view; }
+    virtual void release_view(HeldView &view) { (void)view; }
 };
 
 // What a namespace may promise about Deallocate (Identify Namespace DLFEAT, Identify
@@ -127,6 +159,13 @@ class BlockDevice {
 class SyncBlockDevice : public BlockDevice {
   public:
     virtual uint16_t read(uint64_t offset, void *dst, size_t len) = 0;
+    // The bytes of [offset, offset + len) in the device's own memory, for a read that takes a
+    // view (BackendIo::view_ok); nullptr: the device has no such memory and read() copies.
+    virtual const uint8_t *read_view(uint64_t offset, size_t len) {
+        (void)offset;
+        (void)len;
+        return nullptr;
+    }
     virtual uint16_t write(uint64_t offset, const void *src, size_t len) = 0;
     // Sets `equal` to whether the stored bytes match `expected`.
     virtual uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) = 0;
@@ -135,7 +174,7 @@ class SyncBlockDevice : public BlockDevice {
     virtual uint16_t flush() = 0;
 
     // Runs io now; returns its status (what the inline channel passes to `done`).
-    uint16_t run(const BackendIo &io);
+    uint16_t run(BackendIo &io);
     Result<std::unique_ptr<IoChannel>> open_channel(PollContext &ctx, const ChannelParams &params) override;
 };
 

@@ -41,6 +41,10 @@ class TransportOps {
     // The largest transfer this connection can move (bytes); 0: the target's limit. An admin
     // Connect gives its controller the smaller of the two as MDTS.
     virtual uint32_t max_transfer() const { return 0; }
+    // Reads of at least this many bytes may complete with their data as a view of the device's
+    // memory (BackendIo::view) instead of a copy in req.buf; queue_response() then holds the
+    // view (HeldView) until the bytes are sent, or copies them before it returns. 0: never.
+    virtual uint32_t read_view_min_bytes() const { return 0; }
     // NVMe/TCP over TLS: the PSK identity the handshake accepted. A Connect must name its host
     // NQN (and, outside discovery, its subsystem NQN): a key admits only the host it was
     // configured for. nullptr: no TLS on this connection.
