@@ -264,70 +264,106 @@ TEST(TcpTransport, ReadUsesSuccessFlagWhenSqFlowControlIsDisabled) {
 }
 
 // Large reads from a RAM namespace leave the target straight from the namespace's memory, held
-// until the socket takes them (target::HeldView). Here the host does not read, so most of 100
-// reads of 128 KiB wait in the target's send queue while the host overwrites parts of two of
-// them: every read must still return the bytes the namespace held when it completed, and the
-// writes must take effect.
-TEST(TcpTransport, LargeReadsKeepTheirBytesWhenAWriteOverwritesThemBeforeTheyAreSent) {
-    LiveTarget t;
-    RawTcpClient admin(t.io_port);
-    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
-    RawTcpClient io(t.io_port);
-    bring_up_io(io, cntlid);
+// until the socket takes them (target::HeldView). In the tests below the host stops reading, so
+// most of a burst of 128 KiB reads waits in the target's send queue.
+constexpr uint32_t kHeldLen = 128 * 1024, kHeldBlocks = kHeldLen / 512;
 
-    constexpr uint32_t kReads = 100, kLen = 128 * 1024, kBlocks = kLen / 512;
-    auto pattern = [](uint32_t read, uint32_t i) { return uint8_t(read * 7 + i * 13 + 1); };
-    std::vector<uint8_t> chunk(kLen);
-    for (uint32_t r = 0; r < kReads; ++r) {
-        for (uint32_t i = 0; i < kLen; ++i) chunk[i] = pattern(r, i);
-        ASSERT_EQ(io.command(rw(nvme_cmd_write, uint64_t(r) * kBlocks, kBlocks), nullptr, 0, chunk.data(), kLen,
-                             false)
-                      .status,
-                  0);
+// Writes `reads` chunks of 128 KiB from LBA 0, chunk r filled by byte(r, i).
+template <typename Byte> void write_chunks(RawTcpClient &io, uint32_t reads, Byte byte) {
+    std::vector<uint8_t> chunk(kHeldLen);
+    for (uint32_t r = 0; r < reads; ++r) {
+        for (uint32_t i = 0; i < kHeldLen; ++i) chunk[i] = byte(r, i);
+        ASSERT_EQ(
+            io.command(rw(nvme_cmd_write, uint64_t(r) * kHeldBlocks, kHeldBlocks), nullptr, 0, chunk.data(), kHeldLen,
+                       false)
+                .status,
+            0);
     }
+}
 
-    for (uint32_t r = 0; r < kReads; ++r) {
-        w::Sqe rd = rw(nvme_cmd_read, uint64_t(r) * kBlocks, kBlocks);
+// Sends a read of every chunk (cid 1000 + r) without reading anything back, then waits until the
+// target's socket has filled up.
+void send_chunk_reads(RawTcpClient &io, uint32_t reads) {
+    for (uint32_t r = 0; r < reads; ++r) {
+        w::Sqe rd = rw(nvme_cmd_read, uint64_t(r) * kHeldBlocks, kHeldBlocks);
         rd.cid = uint16_t(1000 + r);
-        io.send_command(rd, nullptr, 0, kLen);
+        io.send_command(rd, nullptr, 0, kHeldLen);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the target's socket fills up
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+// A target with an admin queue and one I/O queue connected.
+struct HeldReadsTarget {
+    HeldReadsTarget() { bring_up_io(io, admin.bring_up_admin(kSubNqn, kHostNqn)); }
+    LiveTarget t;
+    RawTcpClient admin{t.io_port};
+    RawTcpClient io{t.io_port};
+};
+
+struct Completions {
+    std::map<uint16_t, std::vector<uint8_t>> data;
+    std::map<uint16_t, uint16_t> status;
+};
+
+// Reads PDUs until `count` commands have completed: their C2H data and status by cid.
+Completions collect(RawTcpClient &io, size_t count) {
+    Completions c;
+    while (c.status.size() < count) {
+        auto pdu = io.recv_pdu();
+        if (!pdu) {
+            ADD_FAILURE() << "connection closed after " << c.status.size() << " completions";
+            break;
+        }
+        if (pdu->ch.type == wt::kC2HData) {
+            const auto &d = pdu->as<wt::DataPdu>();
+            auto &buf = c.data[d.cccid];
+            buf.resize(std::max<size_t>(buf.size(), d.datao + d.datal));
+            std::memcpy(buf.data() + d.datao, pdu->bytes.data() + d.ch.pdo, d.datal);
+            if (d.ch.flags & wt::kFlagDataSuccess) c.status[d.cccid] = 0;
+        } else if (pdu->ch.type == wt::kCapsuleResp) {
+            const auto &cqe = pdu->as<wt::CapsuleResp>().cqe;
+            c.status[cqe.cid] = cqe.status;
+        } else {
+            ADD_FAILURE() << "unexpected PDU type " << int(pdu->ch.type);
+        }
+    }
+    return c;
+}
+
+// Every chunk read came back whole, successful, and as byte(r, i).
+template <typename Byte> void expect_chunks(Completions &c, uint32_t reads, Byte byte) {
+    for (uint32_t r = 0; r < reads; ++r) {
+        const uint16_t cid = uint16_t(1000 + r);
+        ASSERT_EQ(c.status[cid], 0) << "read " << r;
+        ASSERT_EQ(c.data[cid].size(), kHeldLen) << "read " << r;
+        uint32_t wrong = 0;
+        for (uint32_t i = 0; i < kHeldLen; ++i) wrong += c.data[cid][i] != byte(r, i);
+        EXPECT_EQ(wrong, 0u) << "read " << r << " returned other bytes than the namespace held when it completed";
+    }
+}
+
+// The host overwrites parts of two held reads: every read must still return the bytes the
+// namespace held when it completed, and the writes must take effect.
+TEST(TcpTransport, LargeReadsKeepTheirBytesWhenAWriteOverwritesThemBeforeTheyAreSent) {
+    HeldReadsTarget h;
+    RawTcpClient &io = h.io;
+    constexpr uint32_t kReads = 100;
+    auto pattern = [](uint32_t read, uint32_t i) { return uint8_t(read * 7 + i * 13 + 1); };
+    write_chunks(io, kReads, pattern);
+    send_chunk_reads(io, kReads);
     // 4 KiB in-capsule writes into the middle of read 50 and of the last read.
     const std::vector<uint8_t> overwrite(4096, 0xEE);
-    const uint64_t targets[2] = {50ull * kBlocks + 100, (kReads - 1ull) * kBlocks + 100};
+    const uint64_t targets[2] = {50ull * kHeldBlocks + 100, (kReads - 1ull) * kHeldBlocks + 100};
     for (int k = 0; k < 2; ++k) {
         w::Sqe wr = rw(nvme_cmd_write, targets[k], 8);
         wr.cid = uint16_t(2000 + k);
         io.send_command(wr, overwrite.data(), 4096);
     }
 
-    std::map<uint16_t, std::vector<uint8_t>> data;
-    std::map<uint16_t, uint16_t> status;
-    while (status.size() < kReads + 2) {
-        auto pdu = io.recv_pdu();
-        ASSERT_TRUE(pdu.has_value()) << "connection closed after " << status.size() << " completions";
-        if (pdu->ch.type == wt::kC2HData) {
-            const auto &d = pdu->as<wt::DataPdu>();
-            auto &buf = data[d.cccid];
-            buf.resize(std::max<size_t>(buf.size(), d.datao + d.datal));
-            std::memcpy(buf.data() + d.datao, pdu->bytes.data() + d.ch.pdo, d.datal);
-            if (d.ch.flags & wt::kFlagDataSuccess) status[d.cccid] = 0;
-        } else {
-            ASSERT_EQ(pdu->ch.type, wt::kCapsuleResp);
-            const auto &cqe = pdu->as<wt::CapsuleResp>().cqe;
-            status[cqe.cid] = cqe.status;
-        }
-    }
-    for (uint32_t r = 0; r < kReads; ++r) {
-        const uint16_t cid = uint16_t(1000 + r);
-        ASSERT_EQ(status[cid], 0) << "read " << r;
-        ASSERT_EQ(data[cid].size(), kLen) << "read " << r;
-        uint32_t wrong = 0;
-        for (uint32_t i = 0; i < kLen; ++i) wrong += data[cid][i] != pattern(r, i);
-        EXPECT_EQ(wrong, 0u) << "read " << r << " returned bytes written after it completed";
-    }
-    EXPECT_EQ(status[2000], 0);
-    EXPECT_EQ(status[2001], 0);
+    Completions c = collect(io, kReads + 2);
+    expect_chunks(c, kReads, pattern);
+    EXPECT_EQ(c.status[2000], 0);
+    EXPECT_EQ(c.status[2001], 0);
     for (uint64_t slba : targets) {
         std::vector<uint8_t> got;
         ASSERT_EQ(io.command(rw(nvme_cmd_read, slba, 8), &got, 4096).status, 0);
@@ -335,52 +371,20 @@ TEST(TcpTransport, LargeReadsKeepTheirBytesWhenAWriteOverwritesThemBeforeTheyAre
     }
 }
 
-// The same reads, waiting in the send queue, when their namespace is removed: the poll group keeps
-// the namespace's channel, and with it the RAM, until the last read held from it is sent.
+// The namespace is removed while its reads wait: the poll group keeps the namespace's channel,
+// and with it the RAM, until the last read held from it is sent.
 TEST(TcpTransport, LargeReadsWaitingToBeSentOutliveTheirNamespace) {
-    LiveTarget t;
-    RawTcpClient admin(t.io_port);
-    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
-    RawTcpClient io(t.io_port);
-    bring_up_io(io, cntlid);
-
-    constexpr uint32_t kReads = 80, kLen = 128 * 1024, kBlocks = kLen / 512;
-    std::vector<uint8_t> chunk(kLen);
-    for (uint32_t r = 0; r < kReads; ++r) {
-        std::fill(chunk.begin(), chunk.end(), uint8_t(r + 1));
-        ASSERT_EQ(io.command(rw(nvme_cmd_write, uint64_t(r) * kBlocks, kBlocks), nullptr, 0, chunk.data(), kLen,
-                             false)
-                      .status,
-                  0);
-    }
-    for (uint32_t r = 0; r < kReads; ++r) {
-        w::Sqe rd = rw(nvme_cmd_read, uint64_t(r) * kBlocks, kBlocks);
-        rd.cid = uint16_t(1000 + r);
-        io.send_command(rd, nullptr, 0, kLen);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ASSERT_NE(t.target.find_subsystem(kSubNqn)->remove_namespace(1), nullptr);
+    HeldReadsTarget h;
+    RawTcpClient &io = h.io;
+    constexpr uint32_t kReads = 80;
+    auto fill = [](uint32_t read, uint32_t) { return uint8_t(read + 1); };
+    write_chunks(io, kReads, fill);
+    send_chunk_reads(io, kReads);
+    ASSERT_NE(h.t.target.find_subsystem(kSubNqn)->remove_namespace(1), nullptr);
     std::this_thread::sleep_for(std::chrono::milliseconds(500)); // several sweeps of the poll group
 
-    std::map<uint16_t, std::vector<uint8_t>> data;
-    std::map<uint16_t, uint16_t> status;
-    while (status.size() < kReads) {
-        auto pdu = io.recv_pdu();
-        ASSERT_TRUE(pdu.has_value()) << "connection closed after " << status.size() << " completions";
-        if (pdu->ch.type == wt::kC2HData) {
-            const auto &d = pdu->as<wt::DataPdu>();
-            auto &buf = data[d.cccid];
-            buf.resize(std::max<size_t>(buf.size(), d.datao + d.datal));
-            std::memcpy(buf.data() + d.datao, pdu->bytes.data() + d.ch.pdo, d.datal);
-        } else if (pdu->ch.type == wt::kCapsuleResp) {
-            status[pdu->as<wt::CapsuleResp>().cqe.cid] = pdu->as<wt::CapsuleResp>().cqe.status;
-        }
-    }
-    for (uint32_t r = 0; r < kReads; ++r) {
-        const uint16_t cid = uint16_t(1000 + r);
-        ASSERT_EQ(status[cid], 0) << "read " << r;
-        EXPECT_EQ(data[cid], std::vector<uint8_t>(kLen, uint8_t(r + 1))) << "read " << r;
-    }
+    Completions c = collect(io, kReads);
+    expect_chunks(c, kReads, fill);
 }
 
 TEST(TcpTransport, DiscoveryListenerServesTheDiscoveryLogOnly) {
