@@ -269,15 +269,15 @@ TEST(TcpTransport, ReadUsesSuccessFlagWhenSqFlowControlIsDisabled) {
 constexpr uint32_t kHeldLen = 128 * 1024, kHeldBlocks = kHeldLen / 512;
 
 // Writes `reads` chunks of 128 KiB from LBA 0, chunk r filled by byte(r, i).
-template <typename Byte> void write_chunks(RawTcpClient &io, uint32_t reads, Byte byte) {
+template <typename Byte>
+void write_chunks(RawTcpClient &io, uint32_t reads, Byte byte) {
     std::vector<uint8_t> chunk(kHeldLen);
     for (uint32_t r = 0; r < reads; ++r) {
         for (uint32_t i = 0; i < kHeldLen; ++i) chunk[i] = byte(r, i);
-        ASSERT_EQ(
-            io.command(rw(nvme_cmd_write, uint64_t(r) * kHeldBlocks, kHeldBlocks), nullptr, 0, chunk.data(), kHeldLen,
-                       false)
-                .status,
-            0);
+        ASSERT_EQ(io.command(rw(nvme_cmd_write, uint64_t(r) * kHeldBlocks, kHeldBlocks), nullptr, 0,
+                             chunk.data(), kHeldLen, false)
+                      .status,
+                  0);
     }
 }
 
@@ -331,14 +331,16 @@ Completions collect(RawTcpClient &io, size_t count) {
 }
 
 // Every chunk read came back whole, successful, and as byte(r, i).
-template <typename Byte> void expect_chunks(Completions &c, uint32_t reads, Byte byte) {
+template <typename Byte>
+void expect_chunks(Completions &c, uint32_t reads, Byte byte) {
     for (uint32_t r = 0; r < reads; ++r) {
         const uint16_t cid = uint16_t(1000 + r);
         ASSERT_EQ(c.status[cid], 0) << "read " << r;
         ASSERT_EQ(c.data[cid].size(), kHeldLen) << "read " << r;
         uint32_t wrong = 0;
         for (uint32_t i = 0; i < kHeldLen; ++i) wrong += c.data[cid][i] != byte(r, i);
-        EXPECT_EQ(wrong, 0u) << "read " << r << " returned other bytes than the namespace held when it completed";
+        EXPECT_EQ(wrong, 0u) << "read " << r
+                             << " returned other bytes than the namespace held when it completed";
     }
 }
 

@@ -19,7 +19,8 @@
 
 namespace skiff::core::dma {
 
-template <typename T> class TaskRing {
+template <typename T>
+class TaskRing {
   public:
     explicit TaskRing(size_t capacity) : mask_(round_up_pow2(capacity) - 1), slots_(new T[mask_ + 1]) {}
     TaskRing(const TaskRing &) = delete;

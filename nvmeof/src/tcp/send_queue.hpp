@@ -21,7 +21,6 @@ struct SendItem {
     uint8_t iovcnt = 0;
     Kind kind = kControl;
     bool frees_request = false; // the request slot is released once this item is on the wire
-    bool from_view = false;     // kData: the data is req->view's bytes, held until sent
     TcpRequest *req = nullptr;
 };
 
@@ -37,7 +36,8 @@ class SendQueue {
     }
     bool empty() const { return size_ == 0; }
     // Calls fn(item) for every item still queued (whole or partly unsent), oldest first.
-    template <typename Fn> void for_each_queued(Fn &&fn) {
+    template <typename Fn>
+    void for_each_queued(Fn &&fn) {
         for (size_t n = 0, i = head_; n < size_; ++n, i = next(i)) fn(items_[i]);
     }
 

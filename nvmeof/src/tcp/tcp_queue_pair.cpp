@@ -505,7 +505,6 @@ void TcpQueuePair::materialize_view(target::HeldView &v) {
     SendItem &it = *req.data_item;
     for (int k = 0; k < it.iovcnt; ++k)
         if (it.iov[k].iov_base == v.bytes) it.iov[k].iov_base = req.buf;
-    it.from_view = false;
     v.bytes = nullptr;
 }
 
@@ -513,12 +512,11 @@ void TcpQueuePair::release_view(SendItem &it) {
     target::HeldView &v = it.req->view;
     if (v.channel) v.channel->release_view(v);
     v.bytes = nullptr;
-    it.from_view = false;
 }
 
 void TcpQueuePair::release_views() {
     sendq_.for_each_queued([this](SendItem &it) {
-        if (it.from_view) release_view(it);
+        if (holds_view(it)) release_view(it);
     });
 }
 
@@ -548,7 +546,6 @@ void TcpQueuePair::send_c2h_data(TcpRequest &req, bool success_flag, const uint8
     it->kind = SendItem::kData;
     it->req = &req;
     it->frees_request = success_flag;
-    it->from_view = data != req.buf;
     req.data_item = it;
     sendq_.commit();
 }
@@ -610,7 +607,7 @@ void TcpQueuePair::flush() {
     if (finished_) return;
     responses_queued_ = false;
     bool ok = sendq_.flush(fd_, tls_.get(), [this](SendItem &it) {
-        if (it.from_view) release_view(it);
+        if (holds_view(it)) release_view(it);
         if (it.frees_request) free_request(*it.req);
     });
     if (!ok) {

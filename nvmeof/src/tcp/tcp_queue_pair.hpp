@@ -95,6 +95,8 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     void send_c2h_data(TcpRequest &req, bool success_flag, const uint8_t *data);
     void hold_view(TcpRequest &req, target::IoChannel *channel, const uint8_t *bytes);
     static void materialize_view(target::HeldView &view);
+    // A queued C2HData item whose data is still its request's held view.
+    static bool holds_view(const SendItem &it) { return it.kind == SendItem::kData && it.req->view.bytes; }
     void release_view(SendItem &it);
     void release_views(); // the connection ended: nothing queued will be sent
     void send_response(TcpRequest &req);

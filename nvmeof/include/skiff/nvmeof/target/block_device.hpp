@@ -57,7 +57,7 @@ struct HeldView {
     // Copies the bytes into the holder's own buffer and stops using `bytes`. Called by the
     // channel, which has already let go of the view.
     void (*materialize)(HeldView &) = nullptr;
-    void *owner = nullptr; // for `materialize`
+    void *owner = nullptr;                     // for `materialize`
     HeldView *prev = nullptr, *next = nullptr; // the channel's list of held views
 };
 
