@@ -96,6 +96,10 @@
 # Ends with "lab: N passed, N failed, N skipped" (a test exits 77 when the guest kernel lacks what
 # it needs, e.g. auth without CONFIG_NVME_AUTH); exit 0 only if none failed.
 set -uo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then # this header, without its comment marks
+  sed -n '2,/^set -uo pipefail/{/^set /d; s/^# \{0,1\}//; p}' "$0"
+  exit 0
+fi
 cd "$(dirname "$0")/.." || exit 1
 checkout="$(pwd)"
 lab="$checkout/tests/lab/vm"
