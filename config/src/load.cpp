@@ -97,6 +97,22 @@ void read_hostile_client_limits(JsonReader &r, const json &t, const std::string 
         s.max_queues_per_host = uint32_t(*v);
 }
 
+// Reads this large and larger are sent from a RAM namespace's memory; below 4 KiB the bookkeeping
+// would cost more than the copy it saves.
+void read_zero_copy_read_min(JsonReader &r, const json &t, const std::string &p, TransportSettings &s) {
+    auto v = r.size(t, p, "zero_copy_read_min", 0, 8 << 20, false);
+    if (!v) return;
+    if (s.trtype != "tcp")
+        r.error(join(p, "zero_copy_read_min"),
+                "sending reads from the namespace's memory is a tcp setting; this entry is \"" + s.trtype +
+                    "\"");
+    else if (*v != 0 && *v < 4096)
+        r.error(join(p, "zero_copy_read_min"),
+                "expected 0 (always copy) or a size of 4KiB..8MiB, got " + quote(t["zero_copy_read_min"]));
+    else
+        s.zero_copy_read_min = uint32_t(*v);
+}
+
 void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings> &out) {
     if (!r.array(j, "transports", "transport objects")) return;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -106,7 +122,7 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
                       {"trtype", "max_queue_depth", "max_admin_queue_depth", "max_io_queues",
                        "in_capsule_data_size", "max_io_size", "discovery_kato_ms", "srq_depth",
                        "stall_timeout_ms", "max_connections", "max_connections_per_host",
-                       "max_queues_per_host"}))
+                       "max_queues_per_host", "zero_copy_read_min"}))
             continue;
         TransportSettings s;
         if (!t.contains("trtype")) r.error(join(p, "trtype"), "missing; expected \"tcp\" or \"rdma\"");
@@ -145,6 +161,7 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
             else
                 s.srq_depth = uint32_t(*v);
         }
+        read_zero_copy_read_min(r, t, p, s);
         out.push_back(s);
     }
 }
@@ -625,7 +642,10 @@ LoadResult load_config_file(const std::string &path) {
 TransportSettings Config::transport() const {
     TransportSettings t = transports.empty() ? TransportSettings{} : transports[0];
     for (auto &e : transports)
-        if (e.trtype == "rdma") t.srq_depth = e.srq_depth;
+        if (e.trtype == "rdma")
+            t.srq_depth = e.srq_depth;
+        else if (e.trtype == "tcp")
+            t.zero_copy_read_min = e.zero_copy_read_min;
     return t;
 }
 
@@ -665,18 +685,26 @@ Config default_config() {
     return c;
 }
 
+std::string describe_limits(const TransportSettings &t) {
+    std::ostringstream o;
+    o << "queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
+      << " bytes, max I/O " << format_size(t.max_io_size);
+    if (t.srq_depth) o << ", rdma shared receive queue of " << t.srq_depth;
+    if (t.zero_copy_read_min)
+        o << ", tcp reads from " << format_size(t.zero_copy_read_min) << " sent from RAM namespaces' memory";
+    else
+        o << ", tcp reads always copied";
+    return o.str();
+}
+
 std::string summarize(const Config &c) {
     std::ostringstream o;
-    TransportSettings t = c.transport();
     o << "target: " << c.target.cores << " poll group(s), data path " << c.target.datapath;
     if (c.target.datapath == "dpa") o << " (" << c.target.dpa_eus << " EU(s))";
     o << ", log level " << c.target.log_level << ", management "
       << (c.target.management_socket.empty() ? "socket at the default place" : c.target.management_socket)
       << "\n";
-    o << "limits: queue depth " << t.max_queue_depth << ", in-capsule data " << t.in_capsule_data_size
-      << " bytes, max I/O " << format_size(t.max_io_size);
-    if (t.srq_depth) o << ", rdma shared receive queue of " << t.srq_depth;
-    o << "\n";
+    o << "limits: " << describe_limits(c.transport()) << "\n";
     for (auto &b : c.backends) {
         o << "backend " << b.name << ": " << b.kind;
         if (b.size_bytes) o << ", " << format_size(b.size_bytes);

@@ -47,6 +47,8 @@ json to_json(const Config &c) {
         if (t.max_connections) saved["max_connections"] = t.max_connections;
         if (t.max_connections_per_host) saved["max_connections_per_host"] = t.max_connections_per_host;
         if (t.max_queues_per_host) saved["max_queues_per_host"] = t.max_queues_per_host;
+        if (t.trtype == "tcp" && t.zero_copy_read_min != defaults.zero_copy_read_min)
+            saved["zero_copy_read_min"] = format_size(t.zero_copy_read_min);
     }
     out["backends"] = json::array();
     for (auto &b : c.backends) {

@@ -298,6 +298,17 @@ const std::vector<BadCase> kCases = {
          j["transports"] = {{{"trtype", "rdma"}, {"srq_depth", 100000}}};
      },
      {"transports[0].srq_depth: expected an integer 0..16384, got 100000"}},
+    {"zero-copy reads on an rdma transport",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "rdma"}, {"zero_copy_read_min", "64KiB"}}};
+     },
+     {"transports[0].zero_copy_read_min: sending reads from the namespace's memory is a tcp setting; this "
+      "entry is \"rdma\""}},
+    {"zero-copy reads below a page",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"zero_copy_read_min", 512}}};
+     },
+     {"transports[0].zero_copy_read_min: expected 0 (always copy) or a size of 4KiB..8MiB, got 512"}},
     {"stall timeout shorter than the poll groups' clock",
      [](json &j) {
          j["transports"] = {{{"trtype", "tcp"}, {"stall_timeout_ms", 50}}};

@@ -113,6 +113,29 @@ TEST(Load, ErrorBackendWrapsAnotherAndSavesBack) {
     EXPECT_TRUE(again.config->backends == r.config->backends);
 }
 
+// The tcp entry's zero-copy threshold reaches transport(), the one set of limits the target
+// takes; an rdma entry beside it keeps its own settings; it saves back only when not the default.
+TEST(Load, ZeroCopyReadMinIsATcpSetting) {
+    LoadResult r = parse_config(json::parse(R"({"transports": [
+      {"trtype": "rdma", "srq_depth": 64}, {"trtype": "tcp", "zero_copy_read_min": "64KiB"}]})"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_EQ(r.config->transport().zero_copy_read_min, 64u * 1024);
+    EXPECT_EQ(r.config->transport().srq_depth, 64u);
+    json saved = to_json(*r.config);
+    EXPECT_FALSE(saved["transports"][0].contains("zero_copy_read_min"));
+    EXPECT_EQ(saved["transports"][1]["zero_copy_read_min"], "64KiB");
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->transports == r.config->transports);
+
+    LoadResult off =
+        parse_config(json::parse(R"({"transports": [{"trtype": "tcp", "zero_copy_read_min": 0}]})"));
+    ASSERT_TRUE(off.ok()) << off.error_text();
+    EXPECT_EQ(off.config->transport().zero_copy_read_min, 0u);
+    EXPECT_EQ(parse_config(to_json(*off.config)).config->transport().zero_copy_read_min, 0u);
+    EXPECT_EQ(parse_config(json::parse("{}")).config->transport().zero_copy_read_min, 32u * 1024);
+}
+
 TEST(Load, DpaDataPath) {
     LoadResult r = parse_config(json::parse(R"({"target": {"datapath": "dpa", "dpa": {"eus": 2}},
       "backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],

@@ -121,6 +121,40 @@ TEST(SkiffTarget, BusyPortIsAnErrorNamingTheAddressAndErrno) {
     EXPECT_EQ(first.wait_exit(), 0);
 }
 
+// --zero-copy-read-min reaches the tcp transport's limits (the start-up log says which reads are
+// sent from the namespace's memory), with or without a configuration file, and large reads
+// return the namespace's bytes either way.
+TEST(SkiffTarget, ZeroCopyReadMinOptionSetsTheTcpLimit) {
+    const std::string nqn = "nqn.2026-11.io.skiff:zc";
+    for (auto [value, says] : {std::pair<std::string, std::string>{"0", "tcp reads always copied"},
+                               {"64KiB", "tcp reads from 64KiB sent from RAM namespaces' memory"}}) {
+        TargetProcess p({"--listen", "127.0.0.1:0", "--discovery", "none", "--nqn", nqn, "--size", "8MiB",
+                         "--zero-copy-read-min", value});
+        std::string port = p.wait_for(std::regex("listening: tcp 127\\.0\\.0\\.1:(\\d+)"));
+        ASSERT_FALSE(port.empty()) << p.output;
+        EXPECT_FALSE(p.wait_for(std::regex("limits: .*(" + says + ")")).empty()) << p.output;
+        RawTcpClient admin(static_cast<uint16_t>(std::stoi(port))),
+            io(static_cast<uint16_t>(std::stoi(port)));
+        const std::string host = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555566";
+        uint16_t cntlid = admin.bring_up_admin(nqn, host);
+        io.icreq();
+        ASSERT_EQ(io.fabrics_connect(1, cntlid, nqn, host, 31).status, 0);
+        std::vector<uint8_t> pattern(128 * 1024);
+        for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t(i * 7 + i / 512);
+        w::Sqe wr{}, rd{};
+        wr.opcode = nvme_cmd_write;
+        rd.opcode = nvme_cmd_read;
+        wr.nsid = rd.nsid = 1;
+        wr.cdw12 = rd.cdw12 = uint32_t(pattern.size() / 512 - 1);
+        ASSERT_EQ(io.command(wr, nullptr, 0, pattern.data(), uint32_t(pattern.size()), false).status, 0);
+        std::vector<uint8_t> got;
+        ASSERT_EQ(io.command(rd, &got, uint32_t(pattern.size())).status, 0);
+        EXPECT_EQ(got, pattern);
+        p.signal(SIGTERM);
+        EXPECT_EQ(p.wait_exit(), 0) << p.output;
+    }
+}
+
 TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
     struct Case {
         std::vector<std::string> args;
@@ -142,6 +176,9 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
               "--datapath dpa and --rdma-srq-depth exclude each other"},
              {{"--datapath", "dpa", "--backend", "aio", "--path", "/tmp/x"},
               "--datapath dpa serves ram and null backends only"},
+             {{"--zero-copy-read-min", "1KiB"},
+              "--zero-copy-read-min \"1KiB\": use 0 (always copy) or a size of 4KiB..8MiB"},
+             {{"--zero-copy-read-min", "lots"}, "--zero-copy-read-min \"lots\": use 0"},
          }) {
         TargetProcess p(c.args);
         EXPECT_EQ(p.wait_exit(), 1) << c.args[0];

@@ -18,13 +18,15 @@ inline const std::string kHostNqn = "nqn.2014-08.org.nvmexpress:uuid:0c8f2d2e-1a
 
 class LiveTarget {
   public:
-    explicit LiveTarget(uint64_t size = 64ull << 20, uint32_t block_size = 512, int groups = 1) {
+    explicit LiveTarget(uint64_t size = 64ull << 20, uint32_t block_size = 512, int groups = 1)
+        : LiveTarget(ram(size), {}, block_size, groups) {}
+    // Namespace 1 on `dev`, the target made with `limits`.
+    LiveTarget(std::shared_ptr<nvmeof::target::BlockDevice> dev, nvmeof::target::Limits limits,
+               uint32_t block_size = 512, int groups = 1)
+        : target(limits) {
         namespace tgt = nvmeof::target;
         auto subsys = std::make_shared<tgt::Subsystem>(kSubNqn, tgt::SubsystemKind::kNvm);
-        auto dev = dataplane::RamDevice::create(size);
-        EXPECT_TRUE(dev.ok());
-        auto ns =
-            std::make_shared<tgt::Namespace>(1, block_size, *dev, tgt::derive_namespace_ids(kSubNqn, 1));
+        auto ns = std::make_shared<tgt::Namespace>(1, block_size, dev, tgt::derive_namespace_ids(kSubNqn, 1));
         EXPECT_TRUE(subsys->add_namespace(ns).ok());
         EXPECT_TRUE(target.add_subsystem(subsys).ok());
         dataplane::ServiceOptions opts;
@@ -38,6 +40,12 @@ class LiveTarget {
         discovery_port = service->bound()[1].port;
     }
     ~LiveTarget() { service->stop(); }
+
+    static std::shared_ptr<nvmeof::target::BlockDevice> ram(uint64_t size) {
+        auto dev = dataplane::RamDevice::create(size);
+        EXPECT_TRUE(dev.ok());
+        return dev.ok() ? *dev : nullptr;
+    }
 
     nvmeof::target::Target target;
     std::unique_ptr<dataplane::TargetService> service;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -387,6 +388,78 @@ TEST(TcpTransport, LargeReadsWaitingToBeSentOutliveTheirNamespace) {
 
     Completions c = collect(io, kReads);
     expect_chunks(c, kReads, fill);
+}
+
+// A namespace in memory that counts the reads it lends its memory to (read_view) and those it
+// copies (read).
+class ViewCountingDevice final : public tgt::SyncBlockDevice {
+  public:
+    explicit ViewCountingDevice(size_t size) : bytes_(size) {
+        for (size_t i = 0; i < size; ++i) bytes_[i] = uint8_t(i * 31 + i / 4096);
+    }
+    const char *kind() const override { return "ram"; }
+    uint64_t size_bytes() const override { return bytes_.size(); }
+    tgt::DeallocateMode deallocate_mode() const override { return tgt::DeallocateMode::kReadsZeroes; }
+    uint16_t read(uint64_t offset, void *dst, size_t len) override {
+        ++copied;
+        std::memcpy(dst, bytes_.data() + offset, len);
+        return 0;
+    }
+    const uint8_t *read_view(uint64_t offset, size_t) override {
+        ++lent;
+        return bytes_.data() + offset;
+    }
+    uint16_t write(uint64_t offset, const void *src, size_t len) override {
+        std::memcpy(bytes_.data() + offset, src, len);
+        return 0;
+    }
+    uint16_t compare(uint64_t offset, const void *expected, size_t len, bool &equal) override {
+        equal = std::memcmp(bytes_.data() + offset, expected, len) == 0;
+        return 0;
+    }
+    uint16_t write_zeroes(uint64_t offset, size_t len) override {
+        std::memset(bytes_.data() + offset, 0, len);
+        return 0;
+    }
+    uint16_t deallocate(uint64_t offset, size_t len) override { return write_zeroes(offset, len); }
+    uint16_t flush() override { return 0; }
+    const uint8_t *at(uint64_t offset) const { return bytes_.data() + offset; }
+
+    std::atomic<uint32_t> lent{0}, copied{0};
+
+  private:
+    std::vector<uint8_t> bytes_;
+};
+
+// Limits::tcp_zero_copy_read_min (transports[].zero_copy_read_min) decides which reads are sent
+// from the namespace's memory: those of at least that size; none when it is 0.
+TEST(TcpTransport, ZeroCopyReadMinDecidesWhichReadsAreSentFromTheNamespace) {
+    struct Case {
+        uint32_t min;
+        uint32_t lent_4k, lent_32k, lent_128k;
+    };
+    for (const Case &c :
+         {Case{0, 0, 0, 0}, Case{32 * 1024, 0, 1, 1}, Case{4096, 1, 1, 1}, Case{128 * 1024, 0, 0, 1}}) {
+        SCOPED_TRACE("zero_copy_read_min " + std::to_string(c.min));
+        auto dev = std::make_shared<ViewCountingDevice>(1 << 20);
+        tgt::Limits limits;
+        limits.tcp_zero_copy_read_min = c.min;
+        LiveTarget t(dev, limits);
+        RawTcpClient admin(t.io_port), io(t.io_port);
+        bring_up_io(io, admin.bring_up_admin(kSubNqn, kHostNqn));
+        const uint32_t lens[3] = {4096, 32 * 1024, 128 * 1024};
+        const uint32_t want[3] = {c.lent_4k, c.lent_32k, c.lent_128k};
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t lent_before = dev->lent, copied_before = dev->copied;
+            const uint64_t offset = 4096ull * (k + 1);
+            std::vector<uint8_t> got;
+            ASSERT_EQ(io.command(rw(nvme_cmd_read, offset / 512, lens[k] / 512), &got, lens[k]).status, 0);
+            ASSERT_EQ(got.size(), lens[k]);
+            EXPECT_EQ(std::memcmp(got.data(), dev->at(offset), lens[k]), 0) << lens[k] << " bytes";
+            EXPECT_EQ(dev->lent - lent_before, want[k]) << lens[k] << " bytes";
+            EXPECT_EQ(dev->copied - copied_before, 1 - want[k]) << lens[k] << " bytes";
+        }
+    }
 }
 
 TEST(TcpTransport, DiscoveryListenerServesTheDiscoveryLogOnly) {

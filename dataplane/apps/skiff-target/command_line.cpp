@@ -6,6 +6,7 @@
 #include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/transport/transport.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -144,6 +145,9 @@ void add_options(CLI::App &app, Options &o) {
                    "connections at once from one peer address (0: no limit)");
     app.add_option("--max-queues-per-host", o.max_queues_per_host,
                    "queues (admin + I/O) at once of one host NQN; more get a Connect error (0: no limit)");
+    app.add_option("--zero-copy-read-min", o.zero_copy_read_min,
+                   "NVMe/TCP: send reads of at least this size from a RAM namespace's memory instead of\n"
+                   "copying them first (0: always copy; 4KiB..8MiB; default 32KiB)");
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
 }
@@ -267,16 +271,31 @@ Status apply_limit_options(const Options &o, config::Config &c) {
     for (auto &[name, v] : counts)
         if (v != -1 && (v < 0 || v > 1000000))
             return fail(std::string(name) + " " + std::to_string(v) + ": use 0 (no limit) .. 1000000");
+    std::optional<uint64_t> zero_copy;
+    if (!o.zero_copy_read_min.empty()) {
+        zero_copy = config::parse_size(o.zero_copy_read_min);
+        if (!zero_copy || (*zero_copy != 0 && (*zero_copy < 4096 || *zero_copy > (8u << 20))))
+            return fail("--zero-copy-read-min \"" + o.zero_copy_read_min +
+                        "\": use 0 (always copy) or a size of 4KiB..8MiB such as 32KiB");
+    }
     bool any = o.stall_timeout_ms != -1 || o.max_connections != -1 || o.max_connections_per_host != -1 ||
-               o.max_queues_per_host != -1;
+               o.max_queues_per_host != -1 || zero_copy;
     if (!any) return Status::success();
     if (c.transports.empty()) c.transports.push_back({});
+    if (zero_copy && std::none_of(c.transports.begin(), c.transports.end(),
+                                  [](const config::TransportSettings &t) { return t.trtype == "tcp"; })) {
+        config::TransportSettings tcp = c.transports[0]; // the same limits, as every entry must
+        tcp.trtype = "tcp";
+        tcp.srq_depth = 0;
+        c.transports.push_back(tcp);
+    }
     for (auto &t : c.transports) {
         if (o.stall_timeout_ms != -1) t.stall_timeout_ms = uint32_t(o.stall_timeout_ms);
         if (o.max_connections != -1) t.max_connections = uint32_t(o.max_connections);
         if (o.max_connections_per_host != -1)
             t.max_connections_per_host = uint32_t(o.max_connections_per_host);
         if (o.max_queues_per_host != -1) t.max_queues_per_host = uint32_t(o.max_queues_per_host);
+        if (zero_copy && t.trtype == "tcp") t.zero_copy_read_min = uint32_t(*zero_copy);
     }
     return Status::success();
 }

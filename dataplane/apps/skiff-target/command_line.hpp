@@ -45,6 +45,8 @@ struct Options {
     int64_t max_connections = -1;
     int64_t max_connections_per_host = -1;
     int64_t max_queues_per_host = -1;
+    // NVMe/TCP reads sent from a RAM namespace's memory from this size up; "": not given.
+    std::string zero_copy_read_min;
     std::string log_level = "info";
 };
 
@@ -54,7 +56,8 @@ void add_options(CLI::App &app, Options &o);
 // The configuration the single-subsystem options describe. The error names the option.
 Result<config::Config> config_from_options(const Options &o);
 // Puts the hostile-client options that were given into every transports[] entry of c (adding a
-// tcp entry when there is none). The error names the option and its range.
+// tcp entry when there is none), and --zero-copy-read-min into the tcp entries. The error names
+// the option and its range.
 Status apply_limit_options(const Options &o, config::Config &c);
 
 } // namespace skiff::target_app

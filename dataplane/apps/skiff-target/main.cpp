@@ -173,6 +173,7 @@ int main(int argc, char **argv) {
             logger->info("namespace {} of {}: {} backend, {} bytes, {}-byte blocks", ns->nsid(), s->nqn(),
                          ns->device().kind(), ns->device().size_bytes(), ns->block_size());
     logger->info("{} poll group(s), data path {}", cfg.target.cores, cfg.target.datapath);
+    logger->info("limits: {}", config::describe_limits(cfg.transport()));
 
     std::unique_ptr<dataplane::ManagementServer> management;
     if (!socket.claim.path().empty()) {

@@ -22,6 +22,7 @@ nvmeof::target::Limits limits_from(const config::TransportSettings &t) {
     l.in_capsule_data = t.in_capsule_data_size;
     l.discovery_kato_ms = t.discovery_kato_ms;
     l.rdma_srq_depth = t.srq_depth;
+    l.tcp_zero_copy_read_min = t.zero_copy_read_min;
     l.stall_timeout_ms = t.stall_timeout_ms;
     l.max_connections = t.max_connections;
     l.max_connections_per_host = t.max_connections_per_host;

@@ -51,15 +51,13 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     const char *peer_name() const override { return peer_.c_str(); }
     // With a data digest, the digest is taken when the response is queued: the bytes must not
     // change after that, so such connections keep copying.
-    uint32_t read_view_min_bytes() const override { return ddgst_ ? 0 : kReadViewMinBytes; }
+    // Reads from zero_copy_read_min up are sent straight from a RAM namespace (HeldView): the copy
+    // into the request's buffer is a third of the poll group's time on 128 KiB reads. Smaller
+    // reads keep the copy: it is cheap, and their views would lengthen the list every write scans.
+    uint32_t read_view_min_bytes() const override { return ddgst_ ? 0 : limits_.tcp_zero_copy_read_min; }
     const tls::PskIdentity *tls_identity() const override { return tls_ ? &tls_->peer() : nullptr; }
 
   private:
-    // Reads this large are sent straight from a RAM namespace (HeldView): the copy into the
-    // request's buffer would be a third of the poll group's time on 128 KiB reads. Smaller reads
-    // keep the copy: it is cheap, and their views would lengthen the list every write scans.
-    static constexpr uint32_t kReadViewMinBytes = 32 * 1024;
-
     enum class RecvState : uint8_t { kCommonHeader, kPduHeader, kPad, kData, kDataDigest, kStopped };
 
     // Before the first PDU on a listener with a secure channel: a TLS ClientHello or (optional

@@ -39,6 +39,9 @@ struct TransportSettings {
     uint32_t max_io_size = 128 * 1024;    // MDTS in bytes
     uint32_t discovery_kato_ms = 120000;  // keep-alive for discovery hosts that send KATO 0
     uint32_t srq_depth = 0;               // rdma only: shared receive queue capsules; 0: off
+    // tcp only: reads of at least this many bytes from a RAM namespace are sent from the
+    // namespace's memory instead of a copy of it (nvmeof/TARGET.md); 0: always copy.
+    uint32_t zero_copy_read_min = 32 * 1024;
     // Hostile clients (config/README.md): the handshake / mid-PDU timeout (0: off) and the
     // connection and queue limits (0: none).
     uint32_t stall_timeout_ms = 10000;

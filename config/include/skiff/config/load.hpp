@@ -29,5 +29,7 @@ LoadResult load_config_file(const std::string &path);
 
 // A few lines for people: what the configuration serves (skiff-target --check-config).
 std::string summarize(const Config &config);
+// The limits line of summarize(), without its "limits: " label or newline.
+std::string describe_limits(const TransportSettings &t);
 
 } // namespace skiff::config

@@ -17,6 +17,9 @@ struct Limits {
     // NVMe/RDMA: receive capsules in the shared receive queue of each (poll group, device);
     // 0: every connection posts its own ring of receives.
     uint32_t rdma_srq_depth = 0;
+    // NVMe/TCP: a read of at least this many bytes from a namespace that can lend its memory
+    // (RAM) is sent from there, without a copy into the request's buffer; 0: always copy.
+    uint32_t tcp_zero_copy_read_min = 32 * 1024;
     // Hostile clients (nvmeof/TARGET.md, "Hostile clients"). A connection that has not completed
     // Connect, or stopped in the middle of a PDU, and sends nothing for this long is closed.
     uint32_t stall_timeout_ms = 10000;
