@@ -45,7 +45,7 @@ def rows_of(out: Path):
 
 
 def add_hostmem_ratio(rows):
-    """hostmem-, aio- and rbd-<shape> rows get hostmem_ram (the column keeps its first name): their
+    """hostmem-, aio-, rbd- and ramcopy-<shape> rows get hostmem_ram (the column keeps its first name): their
     IOPS over those of ram-<shape> (the same job against a namespace in the target's own memory);
     0.0 elsewhere. At QD1 it is the inverse of the latency ratio.
 
@@ -56,11 +56,18 @@ def add_hostmem_ratio(rows):
     agree."""
     ram = {r["row"][len("ram-"):]: r for r in rows if r["row"].startswith("ram-")}
     for r in rows:
-        prefix = next((p for p in ("hostmem-", "aio-", "rbd-") if r["row"].startswith(p)), None)
+        prefix = next((p for p in ("hostmem-", "aio-", "rbd-", "ramcopy-") if r["row"].startswith(p)), None)
         base = ram.get(r["row"][len(prefix):]) if prefix else None
         r["hostmem_ram"] = r["iops"] / base["iops"] if base and base["iops"] else 0.0
         r["hostmem_ram_of_ceiling"] = (r["ceiling_ratio"] / base["ceiling_ratio"]
                                        if base and base["ceiling_ratio"] else 0.0)
+    # ram sends large reads from its own memory (no copy at all); ramcopy-<shape> copies them as
+    # hostmem's DMA does, the comparison of the emulated DMA with a memcpy.
+    ram_copy = {r["row"][len("ramcopy-"):]: r for r in rows if r["row"].startswith("ramcopy-")}
+    for r in rows:
+        base = ram_copy.get(r["row"][len("hostmem-"):]) if r["row"].startswith("hostmem-") else None
+        if base and base["iops"] and base["ceiling_ratio"]:
+            r["vs_ram_copy"] = (base, r["ceiling_ratio"] / base["ceiling_ratio"])
 
 
 def print_table(rows):
@@ -90,8 +97,13 @@ def print_table(rows):
     if passes > 1:
         print(f"Each row is the median of {passes} passes over the matrix (runs: every pass's IOPS, in order).")
     if any(r["hostmem_ram"] for r in rows):
-        print("vs ram: IOPS over the ram row's (hostmem, aio, rbd rows); 'same, of ceil': each row's fraction of its own "
+        print("vs ram: IOPS over the ram row's (hostmem, aio, rbd, ramcopy rows); 'same, of ceil': each row's fraction of its own "
               "tcp-ceiling (taken right after it) over the ram row's, which cancels the VM's speed changes.")
+    for r in rows:
+        if r["row"].startswith("hostmem-") and r.get("vs_ram_copy"):
+            base, same = r["vs_ram_copy"]
+            print(f"{r['row']} vs {base['row']} (the ram namespace copying every read, as the DMA does): "
+                  f"{100 * r['iops'] / base['iops']:.1f}%, same, of ceil: {100 * same:.1f}%")
     if lab:
         print("lab-rdma-* rows: kernel nvme-rdma + fio against skiff-target over soft-RoCE inside the lab VM "
               "under TCG emulation; compare poll with dpa only, not with the rows above.")
