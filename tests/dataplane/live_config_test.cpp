@@ -180,6 +180,14 @@ TEST(LiveConfig, RefusedChangesChangeNothing) {
     ASSERT_FALSE(res.ok());
     EXPECT_EQ(res.error().message,
               "target.datapath: changing the data path (or target.dpa.eus) needs a restart");
+
+    json zero_copy = base_doc();
+    zero_copy["transports"] = {{{"trtype", "tcp"}, {"zero_copy_read_min", 0}}};
+    res = r.live.apply(parse(zero_copy));
+    ASSERT_FALSE(res.ok());
+    EXPECT_NE(res.error().message.find("transports: every transport setting"), std::string::npos)
+        << res.error().message;
+    EXPECT_EQ(r.live.running().transport().zero_copy_read_min, 32u * 1024);
 }
 
 TEST(LiveConfig, PerListenerSubsystemsAndHosts) {

@@ -81,8 +81,8 @@ std::string needs_restart(const Config &cur, const Config &next) {
                 return "listener " + listener_key(n) +
                        ": secure_channel is fixed while the listener exists; remove it and add it again";
     if (!(cur.transport() == next.transport()))
-        return "transports: queue depth, in-capsule data, I/O size and shared receive queue limits need a "
-               "restart";
+        return "transports: every transport setting (queue depths, in-capsule data, I/O size, shared receive "
+               "queue, zero-copy reads, stall timeout, connection limits) needs a restart";
     for (size_t i = 0; i < next.subsystems.size(); ++i) {
         const auto &n = next.subsystems[i];
         const auto *c = cur.find_subsystem(n.nqn);
