@@ -97,16 +97,15 @@ void read_hostile_client_limits(JsonReader &r, const json &t, const std::string 
         s.max_queues_per_host = uint32_t(*v);
 }
 
-// Reads this large and larger are sent from a RAM namespace's memory; below 4 KiB the bookkeeping
-// would cost more than the copy it saves.
+// Reads this large and larger are sent from a RAM namespace's memory.
 void read_zero_copy_read_min(JsonReader &r, const json &t, const std::string &p, TransportSettings &s) {
-    auto v = r.size(t, p, "zero_copy_read_min", 0, 8 << 20, false);
+    auto v = r.size(t, p, "zero_copy_read_min", 0, kZeroCopyReadMinHigh, false);
     if (!v) return;
     if (s.trtype != "tcp")
         r.error(join(p, "zero_copy_read_min"),
                 "sending reads from the namespace's memory is a tcp setting; this entry is \"" + s.trtype +
                     "\"");
-    else if (*v != 0 && *v < 4096)
+    else if (!zero_copy_read_min_valid(*v))
         r.error(join(p, "zero_copy_read_min"),
                 "expected 0 (always copy) or a size of 4KiB..8MiB, got " + quote(t["zero_copy_read_min"]));
     else

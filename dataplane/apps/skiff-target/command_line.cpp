@@ -274,7 +274,7 @@ Status apply_limit_options(const Options &o, config::Config &c) {
     std::optional<uint64_t> zero_copy;
     if (!o.zero_copy_read_min.empty()) {
         zero_copy = config::parse_size(o.zero_copy_read_min);
-        if (!zero_copy || (*zero_copy != 0 && (*zero_copy < 4096 || *zero_copy > (8u << 20))))
+        if (!zero_copy || !config::zero_copy_read_min_valid(*zero_copy))
             return fail("--zero-copy-read-min \"" + o.zero_copy_read_min +
                         "\": use 0 (always copy) or a size of 4KiB..8MiB such as 32KiB");
     }

@@ -49,11 +49,11 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     // target::TransportOps
     void queue_response(target::Request &req) override;
     const char *peer_name() const override { return peer_.c_str(); }
-    // With a data digest, the digest is taken when the response is queued: the bytes must not
-    // change after that, so such connections keep copying.
     // Reads from zero_copy_read_min up are sent straight from a RAM namespace (HeldView): the copy
     // into the request's buffer is a third of the poll group's time on 128 KiB reads. Smaller
     // reads keep the copy: it is cheap, and their views would lengthen the list every write scans.
+    // With a data digest, the digest is taken when the response is queued and the bytes must not
+    // change after that, so such connections always copy.
     uint32_t read_view_min_bytes() const override { return ddgst_ ? 0 : limits_.tcp_zero_copy_read_min; }
     const tls::PskIdentity *tls_identity() const override { return tls_ ? &tls_->peer() : nullptr; }
 

@@ -28,6 +28,13 @@ struct TargetSettings {
     bool operator==(const TargetSettings &) const = default;
 };
 
+// zero_copy_read_min's range, for the file and skiff-target's option alike: below a page the
+// bookkeeping would cost more than the copy it saves; above 8 MiB no read is that large.
+constexpr uint64_t kZeroCopyReadMinLow = 4096, kZeroCopyReadMinHigh = 8 << 20;
+constexpr bool zero_copy_read_min_valid(uint64_t v) {
+    return v == 0 || (v >= kZeroCopyReadMinLow && v <= kZeroCopyReadMinHigh);
+}
+
 // Transport parameters. The target applies one set of limits to every transport today, so all
 // entries must agree (the validator says so when they do not).
 struct TransportSettings {
@@ -40,7 +47,8 @@ struct TransportSettings {
     uint32_t discovery_kato_ms = 120000;  // keep-alive for discovery hosts that send KATO 0
     uint32_t srq_depth = 0;               // rdma only: shared receive queue capsules; 0: off
     // tcp only: reads of at least this many bytes from a RAM namespace are sent from the
-    // namespace's memory instead of a copy of it (nvmeof/TARGET.md); 0: always copy.
+    // namespace's memory instead of a copy of it (nvmeof/TARGET.md); 0: always copy, else
+    // kZeroCopyReadMinLow..kZeroCopyReadMinHigh (zero_copy_read_min_valid).
     uint32_t zero_copy_read_min = 32 * 1024;
     // Hostile clients (config/README.md): the handshake / mid-PDU timeout (0: off) and the
     // connection and queue limits (0: none).
