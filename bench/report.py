@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 COLUMNS = ["row", "iops", "mib_s", "avg_us", "p50_us", "p99_us", "p99.9_us", "max_us",
-           "ceiling_iops", "ceiling_mib_s", "ceiling_ratio", "hostmem_ram", "hostmem_ram_of_ceiling"]
+           "ceiling_iops", "ceiling_mib_s", "ceiling_ratio", "hostmem_ram", "hostmem_ram_of_ceiling",
+           "latency_delta_us"]
 
 
 def median_runs(out: Path):
@@ -25,6 +26,7 @@ def median_runs(out: Path):
         ordered = sorted(runs, key=lambda r: r["skiff"]["iops"])
         median = dict(ordered[(len(ordered) - 1) // 2])
         median["runs"] = [r["skiff"]["iops"] for r in runs]
+        median["by_pass"] = {r.get("pass", i + 1): r for i, r in enumerate(runs)}
         picked.append(median)
     return picked
 
@@ -38,36 +40,63 @@ def rows_of(out: Path):
             "p50_us": lat["p50"], "p99_us": lat["p99"], "p99.9_us": lat["p99.9"], "max_us": lat["max"],
             "ceiling_iops": c["iops"], "ceiling_mib_s": c["mib_s"],
             "ceiling_ratio": s["iops"] / c["iops"] if c["iops"] else 0.0,
-            "profile": r["profile"], "skiff": s, "ceiling": c, "runs": r["runs"],
+            "profile": r["profile"], "skiff": s, "ceiling": c, "runs": r["runs"], "by_pass": r["by_pass"],
         })
     add_hostmem_ratio(rows)
     return rows
 
 
+def median(values):
+    """The middle value (the mean of the two middle ones for an even count)."""
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def of_ceiling(run):
+    return run["skiff"]["iops"] / run["ceiling"]["iops"] if run["ceiling"]["iops"] else 0.0
+
+
+def paired(row, base):
+    """row against base, pass by pass: (median IOPS ratio, median ratio of the fractions of each
+    run's own ceiling, median difference of average latency in us), over the passes that measured
+    both (bench/run runs the two of a pair back to back in every pass). None when no pass did."""
+    passes = [p for p in row["by_pass"] if p in base["by_pass"]]
+    pairs = [(row["by_pass"][p], base["by_pass"][p]) for p in passes]
+    pairs = [(r, b) for r, b in pairs if b["skiff"]["iops"] and of_ceiling(b)]
+    if not pairs:
+        return None
+    return (median(r["skiff"]["iops"] / b["skiff"]["iops"] for r, b in pairs),
+            median(of_ceiling(r) / of_ceiling(b) for r, b in pairs),
+            median(r["skiff"]["latency_us"]["avg"] - b["skiff"]["latency_us"]["avg"] for r, b in pairs))
+
+
 def add_hostmem_ratio(rows):
     """hostmem-, aio-, rbd- and ramcopy-<shape> rows get hostmem_ram (the column keeps its first name): their
     IOPS over those of ram-<shape> (the same job against a namespace in the target's own memory);
-    0.0 elsewhere. At QD1 it is the inverse of the latency ratio.
+    0.0 elsewhere. At QD1 it is the inverse of the latency ratio. Both rows of a pair run back to
+    back in every pass, so the ratio is taken pass by pass and the column is the median of those
+    ratios, not the ratio of the two median rows (which may come from different passes, minutes
+    apart, in different speed phases of this machine's VM). latency_delta_us: the median of the
+    passes' differences in average latency (row minus ram), the QD1 comparison.
 
-    hostmem_ram_of_ceiling: the same comparison made on each row's fraction of its own ceiling
-    (tcp-ceiling runs right after the row): this machine's VM toggles between two speeds from one
-    minute to the next, and a hostmem row measured in the slow phase next to a ram row measured in
-    the fast one says nothing about hostmem. Where both rows saw the same phase the two columns
-    agree."""
+    hostmem_ram_of_ceiling: the same comparison made on each run's fraction of its own ceiling
+    (tcp-ceiling runs right after the row): a second view that cancels the VM's speed changes.
+    Where both rows saw the same phase the two columns agree."""
     ram = {r["row"][len("ram-"):]: r for r in rows if r["row"].startswith("ram-")}
     for r in rows:
         prefix = next((p for p in ("hostmem-", "aio-", "rbd-", "ramcopy-") if r["row"].startswith(p)), None)
         base = ram.get(r["row"][len(prefix):]) if prefix else None
-        r["hostmem_ram"] = r["iops"] / base["iops"] if base and base["iops"] else 0.0
-        r["hostmem_ram_of_ceiling"] = (r["ceiling_ratio"] / base["ceiling_ratio"]
-                                       if base and base["ceiling_ratio"] else 0.0)
+        both = paired(r, base) if base else None
+        r["hostmem_ram"], r["hostmem_ram_of_ceiling"], r["latency_delta_us"] = both or (0.0, 0.0, 0.0)
     # ram sends large reads from its own memory (no copy at all); ramcopy-<shape> copies them as
     # hostmem's DMA does, the comparison of the emulated DMA with a memcpy.
     ram_copy = {r["row"][len("ramcopy-"):]: r for r in rows if r["row"].startswith("ramcopy-")}
     for r in rows:
         base = ram_copy.get(r["row"][len("hostmem-"):]) if r["row"].startswith("hostmem-") else None
-        if base and base["iops"] and base["ceiling_ratio"]:
-            r["vs_ram_copy"] = (base, r["ceiling_ratio"] / base["ceiling_ratio"])
+        both = paired(r, base) if base else None
+        if both:
+            r["vs_ram_copy"] = (base, both)
 
 
 def print_table(rows):
@@ -95,15 +124,21 @@ def print_table(rows):
         print(f"{r['row']:<32} {r['iops']:>9.0f} {r['mib_s']:>8.1f} {r['avg_us']:>7.1f} {r['p50_us']:>7.1f} "
               f"{r['p99_us']:>7.1f} {r['p99.9_us']:>7.1f} {ceiling} {ratio} {vs_ram}{runs}")
     if passes > 1:
-        print(f"Each row is the median of {passes} passes over the matrix (runs: every pass's IOPS, in order).")
+        print(f"Each row is its median pass of {passes} over the matrix (runs: every pass's IOPS, in order).")
     if any(r["hostmem_ram"] for r in rows):
-        print("vs ram: IOPS over the ram row's (hostmem, aio, rbd, ramcopy rows); 'same, of ceil': each row's fraction of its own "
-              "tcp-ceiling (taken right after it) over the ram row's, which cancels the VM's speed changes.")
+        print("vs ram: IOPS over the ram row's in the same pass, the two run back to back (hostmem, aio, rbd, ramcopy rows), "
+              "median over the passes; QD1 rows also show the median difference in average latency. 'same, of ceil': "
+              "each run's fraction of its own tcp-ceiling (taken right after it) over the ram run's, which cancels the VM's "
+              "speed changes.")
     for r in rows:
         if r["row"].startswith("hostmem-") and r.get("vs_ram_copy"):
-            base, same = r["vs_ram_copy"]
+            base, (ratio, same, _) = r["vs_ram_copy"]
             print(f"{r['row']} vs {base['row']} (the ram namespace copying every read, as the DMA does): "
-                  f"{100 * r['iops'] / base['iops']:.1f}%, same, of ceil: {100 * same:.1f}%")
+                  f"{100 * ratio:.1f}%, same, of ceil: {100 * same:.1f}%")
+    for r in rows:
+        if r["hostmem_ram"] and r["row"].endswith("-qd1"):
+            print(f"{r['row']}: average latency {r['latency_delta_us']:+.1f} us against the ram row "
+                  "(median of the passes' differences)")
     if lab:
         print("lab-rdma-* rows: kernel nvme-rdma + fio against skiff-target over soft-RoCE inside the lab VM "
               "under TCG emulation; compare poll with dpa only, not with the rows above.")
