@@ -21,7 +21,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace skiff::itest {
 
@@ -56,10 +58,49 @@ bool answers_icreq(uint16_t port) {
     return resp.ch.type == wire::tcp::kIcResp;
 }
 
+// The inodes of the TCP sockets (IPv4 and IPv6) listening on `port`, from /proc/net/tcp{,6}:
+// "sl local_address rem_address st ... inode", the port in hex after the colon, LISTEN = 0A.
+std::vector<std::string> listening_inodes(uint16_t port) {
+    std::vector<std::string> inodes;
+    for (const char *table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+        std::ifstream in(table);
+        std::string line;
+        std::getline(in, line); // the header
+        while (std::getline(in, line)) {
+            std::istringstream f(line);
+            std::string sl, local, remote, state, queues, timer, retrans, uid, timeout, inode;
+            if (!(f >> sl >> local >> remote >> state >> queues >> timer >> retrans >> uid >> timeout >> inode))
+                continue;
+            size_t colon = local.rfind(':');
+            if (state == "0A" && colon != std::string::npos &&
+                std::strtoul(local.c_str() + colon + 1, nullptr, 16) == port)
+                inodes.push_back(inode);
+        }
+    }
+    return inodes;
+}
+
+// True when process pid holds a socket listening on port. The ICResp alone does not say whose it
+// is: ports come from free_port(), and a concurrently running test's target may hold the same one
+// for a moment (it answered, and this test then found its own target's other listeners missing).
+bool listens_on(pid_t pid, uint16_t port) {
+    const std::vector<std::string> inodes = listening_inodes(port);
+    if (inodes.empty()) return false;
+    std::error_code ec;
+    for (const auto &fd : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+        std::error_code link_ec;
+        const std::string target = std::filesystem::read_symlink(fd.path(), link_ec).string();
+        for (const auto &inode : inodes)
+            if (target == "socket:[" + inode + "]") return true;
+    }
+    return false;
+}
+
 } // namespace
 
 TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t ready_port) {
-    launch(target_binary(), args, [ready_port] { return answers_icreq(ready_port); });
+    launch(target_binary(), args,
+           [this, ready_port] { return listens_on(pid_, ready_port) && answers_icreq(ready_port); });
 }
 
 TargetProcess::TargetProcess(const std::string &name, const std::vector<std::string> &args,

@@ -16,8 +16,10 @@ namespace skiff::itest {
 
 class TargetProcess {
   public:
-    // Runs <bin dir>/skiff-target with args and waits (up to 20 s) until ready_port answers an
-    // ICReq with an ICResp. started() says whether that happened; log() says why not.
+    // Runs <bin dir>/skiff-target with args and waits (up to 20 s) until this process listens on
+    // ready_port and the port answers an ICReq with an ICResp. skiff-target opens every listener
+    // before it answers on any, so the others are up too. started() says whether that happened;
+    // log() says why not.
     TargetProcess(const std::vector<std::string> &args, uint16_t ready_port);
     // Any other skiff process (skiff-host): <bin dir>/name with args, started() once ready()
     // returned true (polled up to 20 s).
