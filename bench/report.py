@@ -4,6 +4,7 @@ tcp-ceiling's JSON), prints the table, writes DIR/results.csv, DIR/results.json,
 DIR/chart.gp + DIR/chart.dat for gnuplot (DIR/results.png)."""
 import csv
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -46,13 +47,6 @@ def rows_of(out: Path):
     return rows
 
 
-def median(values):
-    """The middle value (the mean of the two middle ones for an even count)."""
-    v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def of_ceiling(run):
     return run["skiff"]["iops"] / run["ceiling"]["iops"] if run["ceiling"]["iops"] else 0.0
 
@@ -61,14 +55,13 @@ def paired(row, base):
     """row against base, pass by pass: (median IOPS ratio, median ratio of the fractions of each
     run's own ceiling, median difference of average latency in us), over the passes that measured
     both (bench/run runs the two of a pair back to back in every pass). None when no pass did."""
-    passes = [p for p in row["by_pass"] if p in base["by_pass"]]
-    pairs = [(row["by_pass"][p], base["by_pass"][p]) for p in passes]
+    pairs = [(r, base["by_pass"][p]) for p, r in row["by_pass"].items() if p in base["by_pass"]]
     pairs = [(r, b) for r, b in pairs if b["skiff"]["iops"] and of_ceiling(b)]
     if not pairs:
         return None
-    return (median(r["skiff"]["iops"] / b["skiff"]["iops"] for r, b in pairs),
-            median(of_ceiling(r) / of_ceiling(b) for r, b in pairs),
-            median(r["skiff"]["latency_us"]["avg"] - b["skiff"]["latency_us"]["avg"] for r, b in pairs))
+    return (statistics.median(r["skiff"]["iops"] / b["skiff"]["iops"] for r, b in pairs),
+            statistics.median(of_ceiling(r) / of_ceiling(b) for r, b in pairs),
+            statistics.median(r["skiff"]["latency_us"]["avg"] - b["skiff"]["latency_us"]["avg"] for r, b in pairs))
 
 
 def add_hostmem_ratio(rows):
