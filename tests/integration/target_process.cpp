@@ -69,7 +69,8 @@ std::vector<std::string> listening_inodes(uint16_t port) {
         while (std::getline(in, line)) {
             std::istringstream f(line);
             std::string sl, local, remote, state, queues, timer, retrans, uid, timeout, inode;
-            if (!(f >> sl >> local >> remote >> state >> queues >> timer >> retrans >> uid >> timeout >> inode))
+            if (!(f >> sl >> local >> remote >> state >> queues >> timer >> retrans >> uid >> timeout >>
+                  inode))
                 continue;
             size_t colon = local.rfind(':');
             if (state == "0A" && colon != std::string::npos &&
