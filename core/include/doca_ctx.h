@@ -83,6 +83,14 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
 DOCA_STABLE
 doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks);
 
+/**
+ * Hands the engine every task submitted without DOCA_TASK_SUBMIT_FLAG_FLUSH (doca_task_submit_ex).
+ * skiff's engines take each task at submit, so nothing is ever held back and this has nothing
+ * to do; it exists so that programs written for hardware that batches run unchanged.
+ */
+DOCA_EXPERIMENTAL
+void doca_ctx_flush_tasks(struct doca_ctx *ctx);
+
 /** GPU data path: not available in skiff (DOCA_ERROR_NOT_SUPPORTED); BAD_STATE once started. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev);

@@ -76,6 +76,25 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 DOCA_STABLE
 doca_error_t doca_task_submit(struct doca_task *task);
 
+/** Flags for doca_task_submit_ex, or-ed together. */
+enum doca_task_submit_flag {
+    DOCA_TASK_SUBMIT_FLAG_NONE = 0U,
+    /** Hand this task, and every earlier one not yet handed over, to the engine now. Without it the
+     * ctx may gather tasks and hand them over together (skiff's engines never wait). */
+    DOCA_TASK_SUBMIT_FLAG_FLUSH = (1U << 0),
+    /** The completion may be reported later, together with that of the next task submitted
+     * without this flag (fewer reports for a batch). skiff reports every task as it completes,
+     * which the flag allows. */
+    DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS = (1U << 1),
+};
+
+/**
+ * doca_task_submit with flags (enum doca_task_submit_flag). DOCA_ERROR_INVALID_VALUE for a bit
+ * that is not a flag; otherwise as doca_task_submit.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
+
 /** Validates the task first: DOCA_ERROR_INVALID_VALUE for an invalid task, else as doca_task_submit. */
 DOCA_STABLE
 doca_error_t doca_task_try_submit(struct doca_task *task);

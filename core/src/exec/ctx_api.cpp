@@ -17,6 +17,10 @@ doca_error_t doca_ctx_get_num_inflight_tasks(const doca_ctx *ctx, size_t *num_in
     return DOCA_SUCCESS;
 }
 
+void doca_ctx_flush_tasks(doca_ctx *) {
+    // Nothing is held back: every engine takes a task when it is submitted (doca_ctx.h).
+}
+
 doca_error_t doca_ctx_set_datapath_on_gpu(doca_ctx *ctx, doca_gpu *gpu_dev) {
     if (!ctx || !gpu_dev) return DOCA_ERROR_INVALID_VALUE;
     if (ctx->state() != DOCA_CTX_STATE_IDLE) return DOCA_ERROR_BAD_STATE;

@@ -47,6 +47,14 @@ doca_error_t doca_task_submit(doca_task *task) {
     return task->ctx->submit(task, false);
 }
 
+doca_error_t doca_task_submit_ex(doca_task *task, uint32_t flags) {
+    constexpr uint32_t kKnown = DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS;
+    if (!task || (flags & ~kKnown) != 0) return DOCA_ERROR_INVALID_VALUE;
+    // Every engine takes the task at submit (FLUSH has nothing to add) and reports it as it
+    // completes (OPTIMIZE_REPORTS allows a later report, never requires one).
+    return task->ctx->submit(task, false);
+}
+
 doca_error_t doca_task_try_submit(doca_task *task) {
     if (!task) return DOCA_ERROR_INVALID_VALUE;
     return task->ctx->submit(task, true);
