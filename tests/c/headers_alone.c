@@ -25,6 +25,7 @@ int header_doca_dpa_dev_buf(void);
 int header_doca_dpa_dev_rdma(void);
 int header_doca_dpa_dev_sync_event(void);
 int header_doca_error(void);
+int header_doca_graph(void);
 int header_doca_log(void);
 int header_doca_mmap(void);
 int header_doca_pe(void);
@@ -57,6 +58,7 @@ static const struct {
     {"doca_dpa_dev_rdma", header_doca_dpa_dev_rdma},
     {"doca_dpa_dev_sync_event", header_doca_dpa_dev_sync_event},
     {"doca_error", header_doca_error},
+    {"doca_graph", header_doca_graph},
     {"doca_log", header_doca_log},
     {"doca_mmap", header_doca_mmap},
     {"doca_pe", header_doca_pe},

@@ -1,5 +1,7 @@
 #include "exec/context.hpp"
 
+#include "graph/graph.hpp"
+
 #include "exec/progress_engine.hpp"
 
 #include <skiff/core/log.hpp>
@@ -235,7 +237,10 @@ bool doca_ctx::deliver_completion() {
     if (user_stop_ && state() == DOCA_CTX_STATE_STOPPING && task->status == DOCA_SUCCESS &&
         !delivered_to_peer(task))
         task->status = DOCA_ERROR_SHUTDOWN;
-    task->kind->deliver(task, user_data_);
+    if (task->graph_instance) [[unlikely]]
+        skiff::core::graph_task_done(task);
+    else
+        task->kind->deliver(task, user_data_);
     return true;
 }
 

@@ -96,17 +96,21 @@ uint8_t doca_pe::progress() {
     const doca_pe *outer = t_progressing;
     t_progressing = this;
     uint8_t made_progress = 0;
-    // Round robin from the ctx after the last one that delivered (no division: this runs once per
-    // completion and once per idle pass of a poll loop).
-    const size_t n = ctxs_.size();
-    size_t at = cursor_ < n ? cursor_ : 0;
-    for (size_t i = 0; i < n; ++i) {
-        doca_ctx *ctx = ctxs_[at];
-        if (++at == n) at = 0;
-        if (ctx->progress_one()) {
-            cursor_ = at;
-            made_progress = 1;
-            break;
+    if (!graph_steps_.empty()) [[unlikely]] {
+        made_progress = run_graph_step(); // a graph's user node: this call's one unit of work
+    } else {
+        // Round robin from the ctx after the last one that delivered (no division: this runs once
+        // per completion and once per idle pass of a poll loop).
+        const size_t n = ctxs_.size();
+        size_t at = cursor_ < n ? cursor_ : 0;
+        for (size_t i = 0; i < n; ++i) {
+            doca_ctx *ctx = ctxs_[at];
+            if (++at == n) at = 0;
+            if (ctx->progress_one()) {
+                cursor_ = at;
+                made_progress = 1;
+                break;
+            }
         }
     }
     t_progressing = outer;
@@ -114,8 +118,27 @@ uint8_t doca_pe::progress() {
     return made_progress;
 }
 
+bool doca_pe::run_graph_step() {
+    skiff::core::GraphStep step = graph_steps_[graph_head_++];
+    if (graph_head_ == graph_steps_.size()) {
+        graph_steps_.clear();
+        graph_head_ = 0;
+    }
+    step.instance->run_user_node(step.node); // may post more steps
+    return true;
+}
+
+void doca_pe::post_graph_step(skiff::core::GraphStep step) {
+    graph_steps_.push_back(step);
+    notifier_.signal_if_armed_same_thread();
+}
+
 void doca_pe::request_notification() {
     notifier_.arm();
+    if (!graph_steps_.empty()) {
+        notifier_.signal_if_armed();
+        return;
+    }
     for (doca_ctx *ctx : ctxs_) {
         if (ctx->has_ready_work()) {
             notifier_.signal_if_armed();
@@ -159,6 +182,11 @@ doca_error_t doca_pe_destroy(doca_pe *pe) {
         skiff::core::live_exec_objects().add(pe); // still alive
         logger().error("pe destroy: {} contexts are still connected; destroy them first",
                        pe->num_connected());
+        return DOCA_ERROR_IN_USE;
+    }
+    if (pe->num_graphs() != 0) {
+        skiff::core::live_exec_objects().add(pe);
+        logger().error("pe destroy: {} graphs are still bound to it; destroy them first", pe->num_graphs());
         return DOCA_ERROR_IN_USE;
     }
     delete pe;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "exec/notifier.hpp"
+#include "graph/graph.hpp"
 
 #include <doca_pe.h>
 
@@ -32,6 +33,7 @@ struct doca_pe {
     // Called when a connected ctx is destroyed.
     void disconnect(doca_ctx *ctx);
     size_t num_connected() const { return ctxs_.size(); }
+    size_t num_graphs() const { return graphs_; }
 
     uint8_t progress();
     // True while this engine's doca_pe_progress() runs on the calling thread, i.e. the caller is
@@ -40,11 +42,23 @@ struct doca_pe {
     // Arms the notifier; signals at once when some ctx already has work ready.
     void request_notification();
     size_t inflight() const;
+    // Graphs bound to this engine (doca_graph_create): it cannot be destroyed under them.
+    void add_graph() { ++graphs_; }
+    void remove_graph() { --graphs_; }
+    // A graph node (a user node) to run at a coming progress call, one per call like any callback.
+    void post_graph_step(skiff::core::GraphStep step);
 
   private:
+    bool run_graph_step();
+
     std::vector<doca_ctx *> ctxs_;
     size_t cursor_ = 0; // round-robin start, so that no ctx starves the others
     bool in_progress_ = false;
+    size_t graphs_ = 0;
+    // User nodes of graph instances waiting for a progress call, from graph_head_ on; cleared (its
+    // capacity kept) whenever it runs empty, so that it stops allocating once it has grown.
+    std::vector<skiff::core::GraphStep> graph_steps_;
+    size_t graph_head_ = 0;
     skiff::core::Notifier notifier_;
     int wait_fd_ = -1;
 };

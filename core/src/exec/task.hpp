@@ -12,6 +12,7 @@
 namespace skiff::core {
 class TaskKind;
 }
+struct doca_graph_instance;
 
 // The part of a task common to every library: owner, kind, user data, status, ownership flags.
 // Library tasks derive from it (struct doca_dma_task_memcpy : doca_task).
@@ -22,6 +23,10 @@ struct doca_task {
     doca_error_t status = DOCA_SUCCESS;
     bool allocated = false; // taken from the pool and not yet freed
     bool in_flight = false; // submitted; owned by DOCA until its callback runs
+    // Set while a graph instance runs the task as one of its ctx nodes: the completion goes to
+    // the instance (doca_graph.h: a graph's tasks do not call their own callbacks).
+    doca_graph_instance *graph_instance = nullptr;
+    uint32_t graph_node = 0;
 };
 
 namespace skiff::core {
