@@ -180,7 +180,9 @@ doca_error_t doca_rdma_dpa_completion_attach(struct doca_rdma *rdma, struct doca
 doca_error_t doca_rdma_get_dpa_handle(struct doca_rdma *rdma, doca_dpa_dev_rdma_t *dpa_rdma);
 
 /* ---- tasks. Local bufs come from mmaps with the context's device; the remote buf of read and
- * write comes from an mmap created from an RDMA export (doca_mmap_export_rdma). */
+ * write comes from an mmap created from an RDMA export (doca_mmap_export_rdma). The setters
+ * retarget a task that is not in flight (a completed task may be resubmitted with new bufs, a new
+ * immediate or another connection); they check nothing, as submit does not. */
 struct doca_rdma_task_receive;
 struct doca_rdma_task_send;
 struct doca_rdma_task_send_imm;
@@ -240,6 +242,10 @@ enum doca_rdma_opcode doca_rdma_task_receive_get_result_opcode(const struct doca
 doca_be32_t doca_rdma_task_receive_get_result_immediate_data(const struct doca_rdma_task_receive *task);
 const struct doca_rdma_connection *
 doca_rdma_task_receive_get_result_rdma_connection(const struct doca_rdma_task_receive *task);
+/* Retargets a receive task (not in flight) to another destination. */
+void doca_rdma_task_receive_set_dst_buf(struct doca_rdma_task_receive *task, struct doca_buf *dst_buf);
+/* Bytes the completed receive took (of a send, or of the write whose immediate it carries). */
+uint32_t doca_rdma_task_receive_get_result_len(const struct doca_rdma_task_receive *task);
 
 doca_error_t doca_rdma_task_send_allocate_init(struct doca_rdma *rdma,
                                                struct doca_rdma_connection *rdma_connection,
@@ -247,6 +253,11 @@ doca_error_t doca_rdma_task_send_allocate_init(struct doca_rdma *rdma,
                                                struct doca_rdma_task_send **task);
 struct doca_task *doca_rdma_task_send_as_task(struct doca_rdma_task_send *task);
 const struct doca_buf *doca_rdma_task_send_get_src_buf(const struct doca_rdma_task_send *task);
+void doca_rdma_task_send_set_src_buf(struct doca_rdma_task_send *task, const struct doca_buf *src_buf);
+void doca_rdma_task_send_set_rdma_connection(struct doca_rdma_task_send *task,
+                                             struct doca_rdma_connection *rdma_connection);
+const struct doca_rdma_connection *
+doca_rdma_task_send_get_rdma_connection(const struct doca_rdma_task_send *task);
 
 doca_error_t doca_rdma_task_send_imm_allocate_init(struct doca_rdma *rdma,
                                                    struct doca_rdma_connection *rdma_connection,
@@ -254,6 +265,16 @@ doca_error_t doca_rdma_task_send_imm_allocate_init(struct doca_rdma *rdma,
                                                    union doca_data user_data,
                                                    struct doca_rdma_task_send_imm **task);
 struct doca_task *doca_rdma_task_send_imm_as_task(struct doca_rdma_task_send_imm *task);
+void doca_rdma_task_send_imm_set_src_buf(struct doca_rdma_task_send_imm *task,
+                                         const struct doca_buf *src_buf);
+const struct doca_buf *doca_rdma_task_send_imm_get_src_buf(const struct doca_rdma_task_send_imm *task);
+void doca_rdma_task_send_imm_set_immediate_data(struct doca_rdma_task_send_imm *task,
+                                                doca_be32_t immediate_data);
+doca_be32_t doca_rdma_task_send_imm_get_immediate_data(const struct doca_rdma_task_send_imm *task);
+void doca_rdma_task_send_imm_set_rdma_connection(struct doca_rdma_task_send_imm *task,
+                                                 struct doca_rdma_connection *rdma_connection);
+const struct doca_rdma_connection *
+doca_rdma_task_send_imm_get_rdma_connection(const struct doca_rdma_task_send_imm *task);
 
 /* Read: src_buf is remote (imported RDMA export), dst_buf local. */
 doca_error_t doca_rdma_task_read_allocate_init(struct doca_rdma *rdma,
@@ -262,6 +283,15 @@ doca_error_t doca_rdma_task_read_allocate_init(struct doca_rdma *rdma,
                                                union doca_data user_data, struct doca_rdma_task_read **task);
 struct doca_task *doca_rdma_task_read_as_task(struct doca_rdma_task_read *task);
 struct doca_buf *doca_rdma_task_read_get_dst_buf(const struct doca_rdma_task_read *task);
+void doca_rdma_task_read_set_src_buf(struct doca_rdma_task_read *task, const struct doca_buf *src_buf);
+const struct doca_buf *doca_rdma_task_read_get_src_buf(const struct doca_rdma_task_read *task);
+void doca_rdma_task_read_set_dst_buf(struct doca_rdma_task_read *task, struct doca_buf *dst_buf);
+/* Bytes the completed read brought into dst_buf. */
+uint32_t doca_rdma_task_read_get_result_len(const struct doca_rdma_task_read *task);
+void doca_rdma_task_read_set_rdma_connection(struct doca_rdma_task_read *task,
+                                             struct doca_rdma_connection *rdma_connection);
+const struct doca_rdma_connection *
+doca_rdma_task_read_get_rdma_connection(const struct doca_rdma_task_read *task);
 
 /* Write: src_buf local, dst_buf remote (imported RDMA export). */
 doca_error_t doca_rdma_task_write_allocate_init(struct doca_rdma *rdma,
@@ -270,6 +300,14 @@ doca_error_t doca_rdma_task_write_allocate_init(struct doca_rdma *rdma,
                                                 union doca_data user_data,
                                                 struct doca_rdma_task_write **task);
 struct doca_task *doca_rdma_task_write_as_task(struct doca_rdma_task_write *task);
+void doca_rdma_task_write_set_src_buf(struct doca_rdma_task_write *task, const struct doca_buf *src_buf);
+const struct doca_buf *doca_rdma_task_write_get_src_buf(const struct doca_rdma_task_write *task);
+void doca_rdma_task_write_set_dst_buf(struct doca_rdma_task_write *task, struct doca_buf *dst_buf);
+struct doca_buf *doca_rdma_task_write_get_dst_buf(const struct doca_rdma_task_write *task);
+void doca_rdma_task_write_set_rdma_connection(struct doca_rdma_task_write *task,
+                                              struct doca_rdma_connection *rdma_connection);
+const struct doca_rdma_connection *
+doca_rdma_task_write_get_rdma_connection(const struct doca_rdma_task_write *task);
 
 doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
                                                     struct doca_rdma_connection *rdma_connection,
@@ -277,6 +315,18 @@ doca_error_t doca_rdma_task_write_imm_allocate_init(struct doca_rdma *rdma,
                                                     doca_be32_t immediate_data, union doca_data user_data,
                                                     struct doca_rdma_task_write_imm **task);
 struct doca_task *doca_rdma_task_write_imm_as_task(struct doca_rdma_task_write_imm *task);
+void doca_rdma_task_write_imm_set_src_buf(struct doca_rdma_task_write_imm *task,
+                                          const struct doca_buf *src_buf);
+const struct doca_buf *doca_rdma_task_write_imm_get_src_buf(const struct doca_rdma_task_write_imm *task);
+void doca_rdma_task_write_imm_set_dst_buf(struct doca_rdma_task_write_imm *task, struct doca_buf *dst_buf);
+struct doca_buf *doca_rdma_task_write_imm_get_dst_buf(const struct doca_rdma_task_write_imm *task);
+void doca_rdma_task_write_imm_set_immediate_data(struct doca_rdma_task_write_imm *task,
+                                                 doca_be32_t immediate_data);
+doca_be32_t doca_rdma_task_write_imm_get_immediate_data(const struct doca_rdma_task_write_imm *task);
+void doca_rdma_task_write_imm_set_rdma_connection(struct doca_rdma_task_write_imm *task,
+                                                  struct doca_rdma_connection *rdma_connection);
+const struct doca_rdma_connection *
+doca_rdma_task_write_imm_get_rdma_connection(const struct doca_rdma_task_write_imm *task);
 
 /* ---- remote-net sync events (the peer's doca_sync_event_export_to_remote_net, imported with
  * doca_sync_event_remote_net_create_from_export): an 8-byte RDMA read (get, into the tail of

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <thread>
 #include <vector>
 
@@ -62,6 +63,8 @@ struct Events {
     doca_rdma_task_receive *last_recv = nullptr;
     doca_rdma_opcode last_opcode = DOCA_RDMA_OPCODE_RECV_SEND;
     doca_be32_t last_imm = 0;
+    uint32_t last_len = 0;      // result length of the last receive
+    uint32_t last_read_len = 0; // result length of the last RDMA read (recorded before it is freed)
     bool recv_conn_matches = false;
 };
 Events ev;
@@ -96,6 +99,7 @@ void recv_ok(doca_rdma_task_receive *t, doca_data, doca_data) {
     ev.last_recv = t;
     ev.last_opcode = doca_rdma_task_receive_get_result_opcode(t);
     ev.last_imm = doca_rdma_task_receive_get_result_immediate_data(t);
+    ev.last_len = doca_rdma_task_receive_get_result_len(t);
     ev.recv_conn_matches = doca_rdma_task_receive_get_result_rdma_connection(t) == ev.conn;
 }
 void recv_err(doca_rdma_task_receive *t, doca_data, doca_data) {
@@ -105,6 +109,8 @@ void recv_err(doca_rdma_task_receive *t, doca_data, doca_data) {
 // Send tasks carry their source buf in the task user data (released here); RDMA tasks carry none.
 template <typename T, doca_task *(*AsTask)(T *)>
 void task_ok(T *t, doca_data ud, doca_data) {
+    if constexpr (std::is_same_v<T, doca_rdma_task_read>)
+        ev.last_read_len = doca_rdma_task_read_get_result_len(t);
     if (ud.ptr != nullptr) {
         doca_buf_dec_refcount(static_cast<doca_buf *>(ud.ptr), nullptr);
         ev.send_done++;
@@ -503,6 +509,8 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     check(ev.last_opcode == DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM && ev.last_imm == kBlobImm,
           "client: SEND_WITH_IMM and its immediate");
     std::string blob = take_received(ev.last_recv);
+    check(ev.last_len == blob.size(), "client: receive result length is the export's size",
+          std::to_string(ev.last_len));
     doca_mmap *remote = nullptr;
     if (!check_rc(doca_mmap_create_from_export(nullptr, blob.data(), blob.size(), s.dev, &remote),
                   "client: import the server's RDMA export"))
@@ -518,12 +526,29 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     doca_buf *src2 = buf_at(s, s.mmap, write_src + kRegion / 2, kRegion / 2, true);
     doca_buf *dst1 = buf_at(s, remote, rbase + 2 * kRegion, kRegion / 2, false);
     doca_buf *dst2 = buf_at(s, remote, rbase + 2 * kRegion + kRegion / 2, kRegion / 2, false);
+    // Both tasks are allocated with each other's bufs and a wrong immediate, then retargeted with
+    // the setters (as DOCA programs resubmit a task): the server checks where the bytes landed
+    // and which immediate came.
     doca_rdma_task_write *w = nullptr;
-    check_rc(doca_rdma_task_write_allocate_init(s.rdma, ev.conn, src1, dst1, {}, &w), "write allocate");
+    check_rc(doca_rdma_task_write_allocate_init(s.rdma, ev.conn, src2, dst2, {}, &w), "write allocate");
+    doca_rdma_task_write_set_src_buf(w, src1);
+    doca_rdma_task_write_set_dst_buf(w, dst1);
+    doca_rdma_task_write_set_rdma_connection(w, ev.conn);
+    check(doca_rdma_task_write_get_src_buf(w) == src1 && doca_rdma_task_write_get_dst_buf(w) == dst1 &&
+              doca_rdma_task_write_get_rdma_connection(w) == ev.conn,
+          "client: write task getters return what the setters set");
     check_rc(doca_task_submit(doca_rdma_task_write_as_task(w)), "write submit");
     doca_rdma_task_write_imm *wi = nullptr;
-    check_rc(doca_rdma_task_write_imm_allocate_init(s.rdma, ev.conn, src2, dst2, kWriteImm, {}, &wi),
+    check_rc(doca_rdma_task_write_imm_allocate_init(s.rdma, ev.conn, src1, dst1, 0, {}, &wi),
              "write_imm allocate");
+    doca_rdma_task_write_imm_set_src_buf(wi, src2);
+    doca_rdma_task_write_imm_set_dst_buf(wi, dst2);
+    doca_rdma_task_write_imm_set_immediate_data(wi, kWriteImm);
+    check(doca_rdma_task_write_imm_get_src_buf(wi) == src2 &&
+              doca_rdma_task_write_imm_get_dst_buf(wi) == dst2 &&
+              doca_rdma_task_write_imm_get_immediate_data(wi) == kWriteImm &&
+              doca_rdma_task_write_imm_get_rdma_connection(wi) == ev.conn,
+          "client: write_imm task getters return what the setters set");
     check_rc(doca_task_submit(doca_rdma_task_write_imm_as_task(wi)), "write_imm submit");
     if (!progress_until(
             s, [] { return ev.rdma_done == 2; }, "client: write + write_imm complete"))
@@ -533,11 +558,18 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     doca_buf *rsrc = buf_at(s, remote, rbase + 3 * kRegion, kRegion, true);
     doca_buf *ldst = buf_at(s, s.mmap, read_dst, kRegion, false);
     doca_rdma_task_read *r = nullptr;
-    check_rc(doca_rdma_task_read_allocate_init(s.rdma, ev.conn, rsrc, ldst, {}, &r), "read allocate");
+    check_rc(doca_rdma_task_read_allocate_init(s.rdma, ev.conn, rsrc, rsrc, {}, &r), "read allocate");
+    doca_rdma_task_read_set_dst_buf(r, ldst);
+    doca_rdma_task_read_set_src_buf(r, rsrc);
+    doca_rdma_task_read_set_rdma_connection(r, ev.conn);
+    check(doca_rdma_task_read_get_src_buf(r) == rsrc && doca_rdma_task_read_get_dst_buf(r) == ldst &&
+              doca_rdma_task_read_get_rdma_connection(r) == ev.conn,
+          "client: read task getters return what the setters set");
     check_rc(doca_task_submit(doca_rdma_task_read_as_task(r)), "read submit");
     if (!progress_until(
             s, [] { return ev.rdma_done == 3; }, "client: read complete"))
         return 1;
+    check(ev.last_read_len == kRegion, "client: read result length", std::to_string(ev.last_read_len));
     size_t got = 0;
     doca_buf_get_data_len(ldst, &got);
     check(got == kRegion, "client: read destination data length", std::to_string(got));

@@ -375,6 +375,105 @@ struct doca_task *doca_rdma_task_remote_net_sync_event_notify_add_as_task(
     return nullptr;
 }
 
+void doca_rdma_task_receive_set_dst_buf(struct doca_rdma_task_receive *, struct doca_buf *) {}
+
+uint32_t doca_rdma_task_receive_get_result_len(const struct doca_rdma_task_receive *) {
+    return 0;
+}
+
+void doca_rdma_task_send_set_src_buf(struct doca_rdma_task_send *, const struct doca_buf *) {}
+
+void doca_rdma_task_send_set_rdma_connection(struct doca_rdma_task_send *, struct doca_rdma_connection *) {}
+
+const struct doca_rdma_connection *
+doca_rdma_task_send_get_rdma_connection(const struct doca_rdma_task_send *) {
+    return nullptr;
+}
+
+void doca_rdma_task_send_imm_set_src_buf(struct doca_rdma_task_send_imm *, const struct doca_buf *) {}
+
+const struct doca_buf *doca_rdma_task_send_imm_get_src_buf(const struct doca_rdma_task_send_imm *) {
+    return nullptr;
+}
+
+void doca_rdma_task_send_imm_set_immediate_data(struct doca_rdma_task_send_imm *, doca_be32_t) {}
+
+doca_be32_t doca_rdma_task_send_imm_get_immediate_data(const struct doca_rdma_task_send_imm *) {
+    return 0;
+}
+
+void doca_rdma_task_send_imm_set_rdma_connection(struct doca_rdma_task_send_imm *,
+                                                 struct doca_rdma_connection *) {}
+
+const struct doca_rdma_connection *
+doca_rdma_task_send_imm_get_rdma_connection(const struct doca_rdma_task_send_imm *) {
+    return nullptr;
+}
+
+void doca_rdma_task_read_set_src_buf(struct doca_rdma_task_read *, const struct doca_buf *) {}
+
+const struct doca_buf *doca_rdma_task_read_get_src_buf(const struct doca_rdma_task_read *) {
+    return nullptr;
+}
+
+void doca_rdma_task_read_set_dst_buf(struct doca_rdma_task_read *, struct doca_buf *) {}
+
+uint32_t doca_rdma_task_read_get_result_len(const struct doca_rdma_task_read *) {
+    return 0;
+}
+
+void doca_rdma_task_read_set_rdma_connection(struct doca_rdma_task_read *, struct doca_rdma_connection *) {}
+
+const struct doca_rdma_connection *
+doca_rdma_task_read_get_rdma_connection(const struct doca_rdma_task_read *) {
+    return nullptr;
+}
+
+void doca_rdma_task_write_set_src_buf(struct doca_rdma_task_write *, const struct doca_buf *) {}
+
+const struct doca_buf *doca_rdma_task_write_get_src_buf(const struct doca_rdma_task_write *) {
+    return nullptr;
+}
+
+void doca_rdma_task_write_set_dst_buf(struct doca_rdma_task_write *, struct doca_buf *) {}
+
+struct doca_buf *doca_rdma_task_write_get_dst_buf(const struct doca_rdma_task_write *) {
+    return nullptr;
+}
+
+void doca_rdma_task_write_set_rdma_connection(struct doca_rdma_task_write *, struct doca_rdma_connection *) {}
+
+const struct doca_rdma_connection *
+doca_rdma_task_write_get_rdma_connection(const struct doca_rdma_task_write *) {
+    return nullptr;
+}
+
+void doca_rdma_task_write_imm_set_src_buf(struct doca_rdma_task_write_imm *, const struct doca_buf *) {}
+
+const struct doca_buf *doca_rdma_task_write_imm_get_src_buf(const struct doca_rdma_task_write_imm *) {
+    return nullptr;
+}
+
+void doca_rdma_task_write_imm_set_dst_buf(struct doca_rdma_task_write_imm *, struct doca_buf *) {}
+
+struct doca_buf *doca_rdma_task_write_imm_get_dst_buf(const struct doca_rdma_task_write_imm *) {
+    return nullptr;
+}
+
+void doca_rdma_task_write_imm_set_immediate_data(struct doca_rdma_task_write_imm *, doca_be32_t) {}
+
+doca_be32_t doca_rdma_task_write_imm_get_immediate_data(const struct doca_rdma_task_write_imm *) {
+    return 0;
+}
+
+void doca_rdma_task_write_imm_set_rdma_connection(struct doca_rdma_task_write_imm *,
+                                                  struct doca_rdma_connection *) {}
+
+const struct doca_rdma_connection *
+doca_rdma_task_write_imm_get_rdma_connection(const struct doca_rdma_task_write_imm *) {
+    return nullptr;
+}
+
 } // extern "C"
 
 #endif // !SKIFF_HAVE_RDMA

@@ -460,6 +460,7 @@ doca_task *doca_rdma::poll_cq() {
                         : (wc.wc_flags & IBV_WC_WITH_IMM)      ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
                                                                : DOCA_RDMA_OPCODE_RECV_SEND;
             r->imm = (wc.wc_flags & IBV_WC_WITH_IMM) ? wc.imm_data : 0;
+            r->result_len = wc.byte_len;
             // A write-with-immediate placed its bytes in remote memory, not in this buffer.
             // Buffers of a destination list fill in order.
             if (wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM) {
@@ -480,6 +481,7 @@ doca_task *doca_rdma::poll_cq() {
         if (t->kind == &read_kind) {
             auto *rd = static_cast<doca_rdma_task_read *>(t);
             rd->dst->data_len += rd->src->data_len;
+            rd->result_len = static_cast<uint32_t>(rd->src->data_len);
         } else if (t->kind == &write_kind) {
             auto *w = static_cast<doca_rdma_task_write *>(t);
             w->dst->data_len += w->src->data_len;

@@ -76,6 +76,7 @@ struct doca_rdma_task_receive : doca_rdma_task_base {
     doca_buf *dst = nullptr;
     doca_rdma_opcode opcode = DOCA_RDMA_OPCODE_RECV_SEND;
     doca_be32_t imm = 0;
+    uint32_t result_len = 0; // bytes of the completed receive
 };
 struct doca_rdma_task_send : doca_rdma_task_base {
     const doca_buf *src = nullptr;
@@ -87,6 +88,7 @@ struct doca_rdma_task_send_imm : doca_rdma_task_base {
 struct doca_rdma_task_read : doca_rdma_task_base {
     const doca_buf *src = nullptr; // remote
     doca_buf *dst = nullptr;
+    uint32_t result_len = 0; // bytes the completed read brought
 };
 struct doca_rdma_task_write : doca_rdma_task_base {
     const doca_buf *src = nullptr;

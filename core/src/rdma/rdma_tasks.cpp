@@ -227,6 +227,12 @@ const doca_rdma_connection *
 doca_rdma_task_receive_get_result_rdma_connection(const doca_rdma_task_receive *task) {
     return task->conn;
 }
+void doca_rdma_task_receive_set_dst_buf(doca_rdma_task_receive *task, doca_buf *dst_buf) {
+    task->dst = dst_buf;
+}
+uint32_t doca_rdma_task_receive_get_result_len(const doca_rdma_task_receive *task) {
+    return task->result_len;
+}
 
 doca_error_t doca_rdma_task_send_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
                                                const doca_buf *src, doca_data user_data,
@@ -244,6 +250,15 @@ doca_task *doca_rdma_task_send_as_task(doca_rdma_task_send *task) {
 const doca_buf *doca_rdma_task_send_get_src_buf(const doca_rdma_task_send *task) {
     return task->src;
 }
+void doca_rdma_task_send_set_src_buf(doca_rdma_task_send *task, const doca_buf *src_buf) {
+    task->src = src_buf;
+}
+void doca_rdma_task_send_set_rdma_connection(doca_rdma_task_send *task, doca_rdma_connection *conn) {
+    task->conn = conn;
+}
+const doca_rdma_connection *doca_rdma_task_send_get_rdma_connection(const doca_rdma_task_send *task) {
+    return task->conn;
+}
 
 doca_error_t doca_rdma_task_send_imm_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
                                                    const doca_buf *src, doca_be32_t imm, doca_data user_data,
@@ -258,6 +273,24 @@ doca_error_t doca_rdma_task_send_imm_allocate_init(doca_rdma *rdma, doca_rdma_co
 }
 doca_task *doca_rdma_task_send_imm_as_task(doca_rdma_task_send_imm *task) {
     return task;
+}
+void doca_rdma_task_send_imm_set_src_buf(doca_rdma_task_send_imm *task, const doca_buf *src_buf) {
+    task->src = src_buf;
+}
+const doca_buf *doca_rdma_task_send_imm_get_src_buf(const doca_rdma_task_send_imm *task) {
+    return task->src;
+}
+void doca_rdma_task_send_imm_set_immediate_data(doca_rdma_task_send_imm *task, doca_be32_t imm) {
+    task->imm = imm;
+}
+doca_be32_t doca_rdma_task_send_imm_get_immediate_data(const doca_rdma_task_send_imm *task) {
+    return task->imm;
+}
+void doca_rdma_task_send_imm_set_rdma_connection(doca_rdma_task_send_imm *task, doca_rdma_connection *conn) {
+    task->conn = conn;
+}
+const doca_rdma_connection *doca_rdma_task_send_imm_get_rdma_connection(const doca_rdma_task_send_imm *task) {
+    return task->conn;
 }
 
 doca_error_t doca_rdma_task_read_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
@@ -277,6 +310,24 @@ doca_task *doca_rdma_task_read_as_task(doca_rdma_task_read *task) {
 doca_buf *doca_rdma_task_read_get_dst_buf(const doca_rdma_task_read *task) {
     return task->dst;
 }
+void doca_rdma_task_read_set_src_buf(doca_rdma_task_read *task, const doca_buf *src_buf) {
+    task->src = src_buf;
+}
+const doca_buf *doca_rdma_task_read_get_src_buf(const doca_rdma_task_read *task) {
+    return task->src;
+}
+void doca_rdma_task_read_set_dst_buf(doca_rdma_task_read *task, doca_buf *dst_buf) {
+    task->dst = dst_buf;
+}
+uint32_t doca_rdma_task_read_get_result_len(const doca_rdma_task_read *task) {
+    return task->result_len;
+}
+void doca_rdma_task_read_set_rdma_connection(doca_rdma_task_read *task, doca_rdma_connection *conn) {
+    task->conn = conn;
+}
+const doca_rdma_connection *doca_rdma_task_read_get_rdma_connection(const doca_rdma_task_read *task) {
+    return task->conn;
+}
 
 doca_error_t doca_rdma_task_write_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
                                                 const doca_buf *src, doca_buf *dst, doca_data user_data,
@@ -291,6 +342,24 @@ doca_error_t doca_rdma_task_write_allocate_init(doca_rdma *rdma, doca_rdma_conne
 }
 doca_task *doca_rdma_task_write_as_task(doca_rdma_task_write *task) {
     return task;
+}
+void doca_rdma_task_write_set_src_buf(doca_rdma_task_write *task, const doca_buf *src_buf) {
+    task->src = src_buf;
+}
+const doca_buf *doca_rdma_task_write_get_src_buf(const doca_rdma_task_write *task) {
+    return task->src;
+}
+void doca_rdma_task_write_set_dst_buf(doca_rdma_task_write *task, doca_buf *dst_buf) {
+    task->dst = dst_buf;
+}
+doca_buf *doca_rdma_task_write_get_dst_buf(const doca_rdma_task_write *task) {
+    return task->dst;
+}
+void doca_rdma_task_write_set_rdma_connection(doca_rdma_task_write *task, doca_rdma_connection *conn) {
+    task->conn = conn;
+}
+const doca_rdma_connection *doca_rdma_task_write_get_rdma_connection(const doca_rdma_task_write *task) {
+    return task->conn;
 }
 
 doca_error_t doca_rdma_task_write_imm_allocate_init(doca_rdma *rdma, doca_rdma_connection *conn,
@@ -307,6 +376,32 @@ doca_error_t doca_rdma_task_write_imm_allocate_init(doca_rdma *rdma, doca_rdma_c
 }
 doca_task *doca_rdma_task_write_imm_as_task(doca_rdma_task_write_imm *task) {
     return task;
+}
+void doca_rdma_task_write_imm_set_src_buf(doca_rdma_task_write_imm *task, const doca_buf *src_buf) {
+    task->src = src_buf;
+}
+const doca_buf *doca_rdma_task_write_imm_get_src_buf(const doca_rdma_task_write_imm *task) {
+    return task->src;
+}
+void doca_rdma_task_write_imm_set_dst_buf(doca_rdma_task_write_imm *task, doca_buf *dst_buf) {
+    task->dst = dst_buf;
+}
+doca_buf *doca_rdma_task_write_imm_get_dst_buf(const doca_rdma_task_write_imm *task) {
+    return task->dst;
+}
+void doca_rdma_task_write_imm_set_immediate_data(doca_rdma_task_write_imm *task, doca_be32_t imm) {
+    task->imm = imm;
+}
+doca_be32_t doca_rdma_task_write_imm_get_immediate_data(const doca_rdma_task_write_imm *task) {
+    return task->imm;
+}
+void doca_rdma_task_write_imm_set_rdma_connection(doca_rdma_task_write_imm *task,
+                                                  doca_rdma_connection *conn) {
+    task->conn = conn;
+}
+const doca_rdma_connection *
+doca_rdma_task_write_imm_get_rdma_connection(const doca_rdma_task_write_imm *task) {
+    return task->conn;
 }
 
 // ---- remote-net sync event tasks: one 8-byte RDMA operation on the peer's counter
