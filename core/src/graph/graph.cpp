@@ -75,7 +75,10 @@ doca_error_t doca_graph_instance::check_can_start() const {
 }
 
 doca_error_t doca_graph_instance::submit() {
-    if (submitted) return DOCA_ERROR_IN_USE;
+    if (submitted) {
+        logger().error("graph instance submit: the instance is already submitted");
+        return DOCA_ERROR_IN_USE;
+    }
     if (doca_error_t err = check_can_start(); err != DOCA_SUCCESS) return err;
     start();
     return DOCA_SUCCESS;
@@ -84,7 +87,6 @@ doca_error_t doca_graph_instance::submit() {
 void doca_graph_instance::start() {
     submitted = true;
     running_ = 1; // held while the roots start, so that no nested completion can end the run
-    finished_ = 0;
     status_ = DOCA_SUCCESS;
     for (const auto &node : graph->nodes) runs[node->index].parents_left = node->num_parents;
     for (const auto &node : graph->nodes)
@@ -133,7 +135,6 @@ void doca_graph_instance::run_user_node(uint32_t index) {
 // The finished node stays counted in running_ until its children have started, so that a child
 // failing at once cannot end the run (and run the callback) while this loop still walks it.
 void doca_graph_instance::node_done(uint32_t index, doca_error_t status) {
-    ++finished_;
     if (status != DOCA_SUCCESS && status_ == DOCA_SUCCESS) {
         logger().debug("graph instance: node {} failed ({}); no further node starts", index,
                        doca_error_get_name(status));
@@ -144,12 +145,12 @@ void doca_graph_instance::node_done(uint32_t index, doca_error_t status) {
     if (--running_ == 0) finish();
 }
 
-// Every started node has finished: either all of them did (success), or a failure stopped the
-// run. The callback may submit the instance again or destroy it: nothing touches it afterwards.
+// Every started node has finished: without a failure that is every node (each starts once its
+// last parent finishes, and the graph has no cycle), otherwise a failure stopped the run. The
+// callback may submit the instance again or destroy it: nothing touches it afterwards.
 void doca_graph_instance::finish() {
     submitted = false;
-    doca_error_t status = status_;
-    if (status == DOCA_SUCCESS && finished_ != graph->nodes.size()) status = DOCA_ERROR_UNEXPECTED;
+    const doca_error_t status = status_;
     if (as_node_) { // a sub-graph node's run: its parent goes on, this graph's callbacks stay silent
         as_node_ = false;
         owner->node_done(owner_node, status);

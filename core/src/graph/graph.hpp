@@ -72,9 +72,8 @@ struct doca_graph_instance {
     void launch(uint32_t node);
     void finish();
 
-    bool as_node_ = false;  // this run was started by owner's sub-graph node
-    uint32_t running_ = 0;  // nodes started and not finished
-    uint32_t finished_ = 0; // nodes finished in this run
+    bool as_node_ = false; // this run was started by owner's sub-graph node
+    uint32_t running_ = 0; // nodes started and not finished
     doca_error_t status_ = DOCA_SUCCESS;
 };
 

@@ -17,21 +17,20 @@ spdlog::logger &logger() {
     return *log;
 }
 
+// Adds a node of `kind` to the graph, which owns it from then on; the caller sets what it runs.
 // Nodes are added only while the graph is being built.
-doca_error_t add_node(doca_graph *graph, doca_graph_node::Kind kind, doca_graph_node **out,
-                      doca_graph_node *&made) {
+doca_error_t add_node(doca_graph *graph, doca_graph_node::Kind kind, doca_graph_node **out) {
     if (graph->started) {
         logger().error("graph: nodes can be added only before doca_graph_start");
         return DOCA_ERROR_BAD_STATE;
     }
-    auto node = std::unique_ptr<doca_graph_node>(new (std::nothrow) doca_graph_node());
-    if (!node) return DOCA_ERROR_NO_MEMORY;
-    node->graph = graph;
-    node->kind = kind;
-    node->index = static_cast<uint32_t>(graph->nodes.size());
-    made = node.get();
-    graph->nodes.push_back(std::move(node));
-    *out = made;
+    auto made = std::unique_ptr<doca_graph_node>(new (std::nothrow) doca_graph_node());
+    if (!made) return DOCA_ERROR_NO_MEMORY;
+    made->graph = graph;
+    made->kind = kind;
+    made->index = static_cast<uint32_t>(graph->nodes.size());
+    *out = made.get();
+    graph->nodes.push_back(std::move(made));
     return DOCA_SUCCESS;
 }
 
@@ -122,20 +121,18 @@ doca_error_t doca_graph_get_user_data(const doca_graph *graph, doca_data *user_d
 
 doca_error_t doca_graph_node_create_from_ctx(doca_graph *graph, const doca_ctx *ctx, doca_graph_node **node) {
     if (!graph || !ctx || !node) return DOCA_ERROR_INVALID_VALUE;
-    doca_graph_node *made = nullptr;
-    if (doca_error_t err = add_node(graph, doca_graph_node::Kind::kCtx, node, made); err != DOCA_SUCCESS)
+    if (doca_error_t err = add_node(graph, doca_graph_node::Kind::kCtx, node); err != DOCA_SUCCESS)
         return err;
-    made->ctx = ctx;
+    (*node)->ctx = ctx;
     return DOCA_SUCCESS;
 }
 
 doca_error_t doca_graph_node_create_from_user(doca_graph *graph, doca_graph_user_node_cb_t cb,
                                               doca_graph_node **node) {
     if (!graph || !cb || !node) return DOCA_ERROR_INVALID_VALUE;
-    doca_graph_node *made = nullptr;
-    if (doca_error_t err = add_node(graph, doca_graph_node::Kind::kUser, node, made); err != DOCA_SUCCESS)
+    if (doca_error_t err = add_node(graph, doca_graph_node::Kind::kUser, node); err != DOCA_SUCCESS)
         return err;
-    made->cb = cb;
+    (*node)->cb = cb;
     return DOCA_SUCCESS;
 }
 
@@ -156,10 +153,9 @@ doca_error_t doca_graph_node_create_from_graph(doca_graph *graph, doca_graph *su
         logger().error("graph: a sub-graph must be bound to the same progress engine");
         return DOCA_ERROR_NOT_PERMITTED;
     }
-    doca_graph_node *made = nullptr;
-    if (doca_error_t err = add_node(graph, doca_graph_node::Kind::kSubGraph, node, made); err != DOCA_SUCCESS)
+    if (doca_error_t err = add_node(graph, doca_graph_node::Kind::kSubGraph, node); err != DOCA_SUCCESS)
         return err;
-    made->sub_graph = sub_graph;
+    (*node)->sub_graph = sub_graph;
     ++sub_graph->used_by;
     return DOCA_SUCCESS;
 }
@@ -339,10 +335,6 @@ doca_error_t doca_graph_instance_set_sub_graph_node_data(doca_graph_instance *gr
 
 doca_error_t doca_graph_instance_submit(doca_graph_instance *graph_instance) {
     if (!graph_instance) return DOCA_ERROR_INVALID_VALUE;
-    if (graph_instance->submitted) {
-        logger().error("graph instance submit: the instance is already submitted");
-        return DOCA_ERROR_IN_USE;
-    }
     return graph_instance->submit();
 }
 
