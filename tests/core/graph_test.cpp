@@ -63,9 +63,7 @@ struct GraphTest : SyncCtxFixture {
     void SetUp() override {
         SyncCtxFixture::SetUp();
         self = this;
-        ASSERT_EQ(doca_sync_event_task_notify_add_set_conf(event, task_ok, task_err, 16), DOCA_SUCCESS);
-        connect_and_start();
-        progress_all(pe); // the RUNNING transition
+        start_with_notify_add(task_ok, task_err);
     }
 
     void TearDown() override {
@@ -178,8 +176,8 @@ TEST_F(GraphTest, RootsStartTogether) {
     EXPECT_EQ(instances_done, 1);
 }
 
-// The completion callback may submit the instance again: it runs twice, the tasks find the
-// counter where the previous run left it.
+// A completed instance may be submitted again: it runs twice, the tasks find the counter where
+// the previous run left it. (tests/c/graph_sample.c resubmits from the completion callback.)
 TEST_F(GraphTest, CompletedInstanceRunsAgain) {
     doca_graph *g = new_graph();
     doca_graph_node *a = ctx_node(g), *b = ctx_node(g);

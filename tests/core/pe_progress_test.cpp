@@ -43,9 +43,7 @@ struct AddTasks : SyncCtxFixture {
     void SetUp() override {
         SyncCtxFixture::SetUp();
         self = this;
-        ASSERT_EQ(doca_sync_event_task_notify_add_set_conf(event, ok_cb, err_cb, 16), DOCA_SUCCESS);
-        connect_and_start();
-        progress_all(pe); // the RUNNING transition
+        start_with_notify_add(ok_cb, err_cb);
     }
 
     void submit_add(uint64_t inc) {

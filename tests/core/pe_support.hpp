@@ -87,6 +87,15 @@ struct SyncCtxFixture : ::testing::Test {
         ASSERT_EQ(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
         ASSERT_EQ(doca_ctx_start(ctx), DOCA_SUCCESS);
     }
+
+    // The common start of the tests that run notify_add tasks: configure them (16 tasks), connect,
+    // start, and deliver the RUNNING transition.
+    void start_with_notify_add(doca_sync_event_task_notify_add_completion_cb_t ok,
+                               doca_sync_event_task_notify_add_completion_cb_t err) {
+        ASSERT_EQ(doca_sync_event_task_notify_add_set_conf(event, ok, err, 16), DOCA_SUCCESS);
+        connect_and_start();
+        progress_all(pe);
+    }
 };
 
 } // namespace skiff::test

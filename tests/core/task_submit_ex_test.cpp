@@ -30,9 +30,7 @@ struct SubmitEx : SyncCtxFixture {
     void SetUp() override {
         SyncCtxFixture::SetUp();
         self = this;
-        ASSERT_EQ(doca_sync_event_task_notify_add_set_conf(event, task_ok, task_err, 16), DOCA_SUCCESS);
-        connect_and_start();
-        progress_all(pe); // the RUNNING transition
+        start_with_notify_add(task_ok, task_err);
     }
 };
 
