@@ -229,6 +229,51 @@ TEST(TcpTransport, InCapsuleDataNeverExceedsTheRequestBuffer) {
     EXPECT_EQ(reinterpret_cast<const nvme_id_ctrl *>(got.data())->ioccsz, (64u + 4096u) / 16u);
 }
 
+// NVMe/TCP's admin queue takes 8 KiB of in-capsule data whatever IOCCSZ says: a Linux host sends
+// its admin Connect's 1 KiB in the capsule even when the I/O queues take none (found by the
+// tcp_association fuzz harness: the Connect got a C2HTermReq). I/O queues keep IOCCSZ.
+TEST(TcpTransport, AdminQueueTakesEightKiBInCapsuleWhateverIoccsz) {
+    tgt::Limits limits;
+    limits.in_capsule_data = 0;
+    LiveTarget t(LiveTarget::ram(1 << 20), limits);
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn); // Connect data in the capsule
+
+    RawTcpClient io(t.io_port);
+    bring_up_io(io, cntlid); // its Connect data in the capsule too: the queue is not bound yet
+    std::vector<uint8_t> block(512, 0x3C);
+    w::Sqe write = rw(nvme_cmd_write, 0, 1);
+    write.cid = io.next_cid();
+    io.send_command(write, block.data(), 512);
+    expect_term_req(io, wt::kFesDataLimitExceeded, offsetof(wt::CommonHeader, plen));
+}
+
+// A connection has request slots for the deeper of the admin and the I/O queues: with I/O queues
+// of 4 entries, an admin queue of 32 keeps 16 commands in flight (found by tcp_association: the
+// third command in flight on an 8-entry admin queue got a C2HTermReq with max_queue_depth 2).
+TEST(TcpTransport, AdminQueueDeeperThanIoQueuesKeepsEveryCommand) {
+    tgt::Limits limits;
+    limits.max_queue_depth = 4;
+    limits.max_admin_queue_depth = 32;
+    LiveTarget t(LiveTarget::ram(1 << 20), limits);
+    RawTcpClient admin(t.io_port);
+    admin.bring_up_admin(kSubNqn, kHostNqn);
+    std::vector<uint16_t> cids;
+    for (int i = 0; i < 16; ++i) {
+        w::Sqe id{};
+        id.opcode = nvme_admin_identify;
+        id.cdw10 = NVME_IDENTIFY_CNS_CTRL;
+        id.cid = admin.next_cid();
+        cids.push_back(id.cid);
+        admin.send_command(id, nullptr, 0, 4096);
+    }
+    for (uint16_t cid : cids) {
+        std::vector<uint8_t> data;
+        EXPECT_EQ(admin.wait_completion(cid, &data).status, 0) << "cid " << cid;
+        EXPECT_EQ(data.size(), 4096u);
+    }
+}
+
 TEST(TcpTransport, H2CDataOutsideTheR2TWindowGetsDataOutOfRange) {
     LiveTarget t;
     RawTcpClient admin(t.io_port);

@@ -64,7 +64,8 @@ TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, tar
 // buffer and the send ring sized for a full queue. Before this, reads go straight into the
 // header buffer and the small send ring holds at most the ICResp or a C2HTermReq.
 bool TcpQueuePair::allocate_queue() {
-    reqs_ = std::vector<TcpRequest>(limits_.max_queue_depth);
+    // The connection becomes an admin or an I/O queue at Connect: slots for the deeper of the two.
+    reqs_ = std::vector<TcpRequest>(std::max(limits_.max_queue_depth, limits_.max_admin_queue_depth));
     buffers_len_ = static_cast<size_t>(reqs_.size()) * limits_.max_transfer;
     void *p = mmap(nullptr, buffers_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
@@ -76,7 +77,7 @@ bool TcpQueuePair::allocate_queue() {
     }
     buffers_ = static_cast<uint8_t *>(p);
     staging_.reset(new uint8_t[kStagingBytes]); // not zeroed: only bytes read into it are used
-    sendq_ = SendQueue(limits_.max_queue_depth * 3u + 8);
+    sendq_ = SendQueue(reqs_.size() * 3u + 8);
     transport::buffer_areas::add(buffers_, buffers_len_); // DMA backends may target these slots
     free_.reserve(reqs_.size());
     for (size_t i = reqs_.size(); i-- > 0;) {
@@ -263,8 +264,7 @@ void TcpQueuePair::on_common_header() {
                 return fatal(kFesInvalidHeaderField, kFeiPlen, "PLEN shorter than PDO");
             rx_pad_len_ = ch.pdo - rx_header_len_;
             rx_data_len_ = ch.plen - ch.pdo - dd;
-            uint32_t limit =
-                ch.type == kCapsuleCmd ? target::in_capsule_limit(limits_) : limits_.max_transfer;
+            uint32_t limit = ch.type == kCapsuleCmd ? in_capsule_limit() : limits_.max_transfer;
             if (rx_data_len_ > limit)
                 return fatal(kFesDataLimitExceeded, kFeiPlen,
                              "PDU data exceeds the in-capsule or MAXH2CDATA limit");
@@ -345,6 +345,14 @@ void TcpQueuePair::handle_icreq() {
     log_->debug("{}: ICReq: hpda {} digests hd={} dd={} maxr2t {}", peer_, ic.hpda, hdgst_, ddgst_,
                 ic.maxr2t + 1);
     next_pdu();
+}
+
+// NVMe/TCP gives the admin queue 8 KiB of in-capsule data whatever IOCCSZ says (a Linux host
+// sends its admin Connect's 1 KiB in the capsule); I/O queues get IOCCSZ. Before Connect the
+// queue may become either, so the admin size applies. Never more than a request buffer holds.
+uint32_t TcpQueuePair::in_capsule_limit() const {
+    if (queue_.connected() && queue_.qid() != 0) return target::in_capsule_limit(limits_);
+    return std::min(std::max(limits_.in_capsule_data, kAdminInCapsuleData), limits_.max_transfer);
 }
 
 // Transport-level SGL checks: in-capsule (data block, offset) or transport data block.

@@ -84,6 +84,7 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     void handle_capsule();
     void handle_h2c_data();
     uint16_t check_sgl(TcpRequest &req, uint32_t in_capsule_len);
+    uint32_t in_capsule_limit() const;
 
     // Request transitions.
     TcpRequest *alloc_request();
@@ -144,7 +145,8 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     // again. Payload found here is copied to its slot: only bytes that arrived in the same read
     // as an earlier PDU; a payload still on the socket is read straight into its slot.
     static constexpr uint32_t kStagingBytes = 32 * 1024;
-    static constexpr size_t kPreQueueSendItems = 2; // ICResp or a C2HTermReq
+    static constexpr uint32_t kAdminInCapsuleData = 8192; // NVMe/TCP: the admin queue's, fixed
+    static constexpr size_t kPreQueueSendItems = 2;       // ICResp or a C2HTermReq
     std::unique_ptr<uint8_t[]> staging_;
     uint32_t staged_pos_ = 0, staged_end_ = 0;
     bool rx_drained_ = false; // the last read emptied the socket (reset per on_readable call)
