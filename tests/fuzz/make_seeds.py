@@ -89,18 +89,29 @@ class TcpStream:
     def term(self, fes=1):
         return self.pdu(0x02, struct.pack("<HI10x", fes, 0))
 
-    def bring_up(self, subnqn=SUBNQN, qid=0, cntlid=0xFFFF):
+    def bring_up(self, subnqn=SUBNQN, qid=0, cntlid=0xFFFF, sqsize=None):
+        if sqsize is None:
+            sqsize = 7 if qid == 0 else 15
         self.icreq()
-        self.capsule(connect_sqe(qid, 7 if qid == 0 else 15, cid=1), connect_data(cntlid, subnqn))
+        self.capsule(connect_sqe(qid, sqsize, cid=1), connect_data(cntlid, subnqn))
         if qid == 0:
             self.capsule(property_sqe(True, 0x14, 1 | (6 << 16) | (4 << 20), cid=2))
         return self
 
 
+def limits(icd=8192, mdts=16384, qd=16, admin_qd=8, zero_copy=32768):
+    """The 6 limits bytes of tests/fuzz/fuzz_limits.hpp (defaults: FuzzTarget's limits)."""
+    assert icd % 16 == 0 and icd <= 1 << 20 and 2 <= qd <= 128 and 2 <= admin_qd <= 64
+    icd_field = 0xFFFF if icd == 1 << 20 else icd // 16
+    return struct.pack("<HBBBB", icd_field, mdts.bit_length() - 13, qd - 2, admin_qd - 2,
+                       {0: 0, 4096: 1, 32768: 2}[zero_copy])
+
+
 def tcp_target_receive():
     seeds = {}
     split = b"\x01\x00"
-    seeds["icreq"] = split + TcpStream().icreq().out
+    head = split + limits()
+    seeds["icreq"] = head + TcpStream().icreq().out
     s = TcpStream().bring_up()
     s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))  # Identify controller
     s.capsule(sqe(0x06, cid=4, nsid=1, cdw10=0, dptr=sgl(0, 4096, 0x5A)))  # Identify namespace
@@ -108,7 +119,7 @@ def tcp_target_receive():
     s.capsule(sqe(0x09, cid=6, cdw10=0x07, cdw11=0x00030003))  # Set Features Number of Queues
     s.capsule(sqe(0x0C, cid=7))  # AER
     s.capsule(sqe(0x18, cid=8))  # Keep Alive
-    seeds["admin_session"] = split + s.out
+    seeds["admin_session"] = head + s.out
     s = TcpStream().bring_up(cntlid=1, qid=1)
     s.capsule(sqe(0x01, cid=3, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x01)), bytes(range(256)) * 4)  # in-capsule write
     s.capsule(sqe(0x02, cid=4, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x5A)))  # read
@@ -119,23 +130,46 @@ def tcp_target_receive():
     s.capsule(sqe(0x09, cid=8, nsid=1, cdw10=0, cdw11=4, dptr=sgl(0, 16, 0x01)), struct.pack("<IIQ", 0, 8, 32))  # DSM
     s.capsule(sqe(0x05, cid=9, nsid=1, cdw12=0, flags=1, dptr=sgl(0, 512, 0x01)), bytes(512))  # fused compare
     s.capsule(sqe(0x01, cid=10, nsid=1, cdw12=0, flags=2, dptr=sgl(0, 512, 0x01)), bytes(512))  # fused write
-    seeds["io_queue"] = split + s.out
+    seeds["io_queue"] = head + s.out
     s = TcpStream(hdgst=True, ddgst=True).bring_up()
     s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
-    seeds["digests"] = split + s.out
+    seeds["digests"] = head + s.out
     s = TcpStream(hdgst=True, ddgst=True).bring_up(cntlid=1, qid=1)
     s.capsule(sqe(0x01, cid=3, nsid=2, cdw12=0, dptr=sgl(0, 4096, 0x01)), b"\x77" * 4096)
     s.capsule(sqe(0x01, cid=4, nsid=2, cdw10=1, cdw12=1, dptr=sgl(0, 8192, 0x5A)))
     s.h2c(4, 0, 0, b"\x11" * 8192)
-    seeds["digests_io"] = split + s.out
+    seeds["digests_io"] = head + s.out
     s = TcpStream().bring_up(subnqn=DISCNQN)
     s.capsule(sqe(0x02, cid=3, cdw10=0x70 | (255 << 16), dptr=sgl(0, 1024, 0x5A)))  # discovery log
-    seeds["discovery"] = split + s.out
+    seeds["discovery"] = head + s.out
     s = TcpStream().bring_up()
     s.term()
-    seeds["termreq"] = split + s.out
+    seeds["termreq"] = head + s.out
     # Byte at a time: the split seed with bit 31 set after the first step gives small chunks.
-    seeds["admin_small_splits"] = b"\xff\xff" + TcpStream().bring_up().out
+    seeds["admin_small_splits"] = b"\xff\xff" + limits() + TcpStream().bring_up().out
+    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2. The Connect data
+    # (1024 bytes) exceeds the in-capsule size here.
+    s = TcpStream().bring_up(sqsize=1)
+    s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
+    seeds["limits_smallest"] = split + limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + s.out
+    # Large transfers: 1 MiB MDTS, 64 KiB in-capsule, deep queues, zero-copy reads from 4 KiB; digests.
+    big = limits(icd=65536, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
+    s = TcpStream(hdgst=True, ddgst=True).bring_up(cntlid=1, qid=1, sqsize=127)
+    s.capsule(sqe(0x01, cid=3, nsid=2, cdw12=7, dptr=sgl(0, 32768, 0x01)), b"\x5c" * 32768)
+    s.capsule(sqe(0x02, cid=4, nsid=2, cdw12=7, dptr=sgl(0, 32768, 0x5A)))  # a read sent from RAM
+    s.capsule(sqe(0x01, cid=5, nsid=1, cdw12=255, dptr=sgl(0, 131072, 0x5A)))
+    s.h2c(5, 0, 0, b"\x3a" * 65536, last=False).h2c(5, 0, 65536, b"\x3b" * 65536)
+    seeds["limits_large_digests"] = split + big + s.out
+    # In-capsule data larger than MDTS (the loader now refuses it; the target bounds it anyway).
+    s = TcpStream().bring_up(cntlid=1, qid=1)
+    s.capsule(sqe(0x01, cid=3, nsid=1, cdw12=15, dptr=sgl(0, 8192, 0x01)), b"\x42" * 8192)
+    seeds["in_capsule_over_mdts"] = split + limits(icd=16384, mdts=4096) + s.out
+    # Issue 36, exactly: in_capsule_data 1 MiB and MDTS 4 KiB, ICReq, then a Connect capsule whose
+    # in-capsule SGL and data are 1 MiB (the connect data, then zeroes). It overran the request's
+    # 4 KiB buffer before the fix.
+    s = TcpStream().icreq()
+    s.capsule(connect_sqe(0, 7, cid=1, length=1 << 20), connect_data().ljust(1 << 20, b"\0"))
+    seeds["issue36_connect_1mib_in_capsule"] = split + limits(icd=1 << 20, mdts=4096) + s.out
     return seeds
 
 
