@@ -173,6 +173,74 @@ def tcp_target_receive():
     return seeds
 
 
+def tcp_association():
+    """Inputs of tcp_association.cpp: limits, set-up, then records the correct host sends."""
+    def setup(hd=False, dd=False, hpda=0, sqfc_off=False, admin_r2t=False, io_r2t=False, admin_sq=7, io_sq=15, kato=0):
+        opts = (1 if hd else 0) | (2 if dd else 0) | (hpda << 2) | (0x10 if sqfc_off else 0) | \
+            (0x20 if admin_r2t else 0) | (0x40 if io_r2t else 0)
+        return bytes([opts, admin_sq - 1, io_sq - 1, {0: 0, 500: 1, 3000: 2}[kato]])
+
+    def cmd(opcode, io=False, flags=0, nsid=0, cdw=(0, 0, 0, 0, 0, 0), mode=0, length=0, fill=0, data=b""):
+        ns = {0: b"\x00", 1: b"\x01", 2: b"\x02", 0xFFFFFFFF: b"\x03"}.get(nsid)
+        if ns is None:
+            ns = b"\x04" + struct.pack("<I", nsid)
+        cdw = tuple(cdw) + (0,) * (6 - len(cdw))
+        return bytes([1 if io else 0, opcode, flags]) + ns + struct.pack("<6I", *cdw) + \
+            bytes([mode]) + struct.pack("<I", length) + bytes([fill, len(data)]) + data
+
+    def keep_alive():
+        return b"\x04"
+
+    def pause(turns):
+        return bytes([0x06, turns - 1])
+
+    seeds = {}
+    base = limits()
+    admin = cmd(0x06, cdw=(1,), mode=2, length=4096)  # Identify controller
+    admin += cmd(0x06, nsid=1, cdw=(0,), mode=2, length=4096)  # Identify namespace
+    admin += cmd(0x02, nsid=0xFFFFFFFF, cdw=(0x02 | (127 << 16),), mode=2, length=512)  # SMART log
+    admin += cmd(0x09, cdw=(0x07, 0x00030003))  # Set Features Number of Queues
+    admin += cmd(0x0A, cdw=(0x07,))  # Get Features
+    admin += cmd(0x0C) + cmd(0x0C)  # two AERs: they may wait
+    admin += keep_alive() + pause(8)
+    admin += cmd(0x7F, nsid=0x04, cdw=(0, 0x08))  # Property Get VS (fctype in byte 4, offset in CDW11)
+    seeds["admin_commands"] = base + setup() + admin
+    io = cmd(0x01, io=True, nsid=1, cdw=(0, 0, 1), mode=1, length=1024, fill=0x42)  # in-capsule write
+    io += cmd(0x02, io=True, nsid=1, cdw=(0, 0, 1), mode=2, length=1024)  # read (C2HData)
+    io += cmd(0x01, io=True, nsid=1, cdw=(8, 0, 15), mode=2, length=8192, fill=0xAB)  # write by R2T
+    io += cmd(0x00, io=True, nsid=1)  # flush
+    io += cmd(0x08, io=True, nsid=2, cdw=(1, 0, 1))  # write zeroes
+    io += cmd(0x09, io=True, nsid=1, cdw=(0, 4), mode=1, length=16, data=struct.pack("<IIQ", 0, 8, 32))  # DSM
+    io += cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512)  # fused compare
+    io += cmd(0x01, io=True, flags=2, nsid=1, mode=1, length=512, fill=0x11)  # fused write
+    io += cmd(0x0D, io=True, nsid=1, mode=1, length=24, data=bytes(8) + struct.pack("<Q", 0x1234) + bytes(8))  # resv register
+    io += cmd(0x0E, io=True, nsid=1, cdw=(1023,), mode=2, length=4096)  # resv report
+    seeds["io_commands"] = base + setup() + io
+    seeds["digests_sqfc_off"] = base + setup(hd=True, dd=True, hpda=1, sqfc_off=True) + io + admin
+    seeds["connect_by_r2t"] = base + setup(admin_r2t=True, io_r2t=True) + io
+    # Keep-alive: a 500 ms KATO and pauses longer than that; the host keeps the association alive.
+    seeds["keep_alive"] = base + setup(kato=500) + pause(64) + io + pause(64) + pause(64) + admin
+    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2.
+    seeds["limits_smallest"] = limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + \
+        setup(admin_sq=1, io_sq=1) + io
+    # The largest: 1 MiB MDTS and in-capsule data, deep queues, zero-copy reads from 4 KiB.
+    big = limits(icd=1 << 20, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
+    large = cmd(0x01, io=True, nsid=2, cdw=(0, 0, 63), mode=1, length=262144, fill=0x5C)
+    large += cmd(0x02, io=True, nsid=2, cdw=(0, 0, 63), mode=2, length=262144)
+    large += cmd(0x01, io=True, nsid=1, cdw=(0, 0, 2047), mode=2, length=1 << 20, fill=0x3A)
+    seeds["limits_large"] = big + setup(hd=True, dd=True, admin_sq=63, io_sq=127) + large
+    # Issue 36's limits (in-capsule 1 MiB, MDTS 4 KiB): the host keeps to the advertised IOCCSZ.
+    seeds["issue36_limits"] = limits(icd=1 << 20, mdts=4096) + setup() + io
+    # A lone fused first half at the end may wait; one followed by another command may not.
+    seeds["fused_first_alone"] = base + setup() + cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512) + \
+        cmd(0x02, io=True, nsid=1, mode=2, length=512) + cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512)
+    # Controller reset with commands in flight, then Disconnect of the I/O queue.
+    reset = cmd(0x0C) + cmd(0x7F, nsid=0x00, cdw=(0, 0x14, 0, 0))  # AER, Property Set CC = 0
+    seeds["reset"] = base + setup() + io + reset
+    seeds["disconnect"] = base + setup() + io + cmd(0x7F, io=True, nsid=0x08)
+    return seeds
+
+
 def command_execution():
     def cmd(s, data=b""):
         return s + struct.pack("<H", len(data)) + data
@@ -339,6 +407,7 @@ def mmap_export():
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 HARNESSES = {
     "tcp_target_receive": tcp_target_receive,
+    "tcp_association": tcp_association,
     "command_execution": command_execution,
     "host_rx_stream": host_rx_stream,
     "config_loader": config_loader,
