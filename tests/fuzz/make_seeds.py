@@ -220,9 +220,10 @@ def tcp_association():
     seeds["connect_by_r2t"] = base + setup(admin_r2t=True, io_r2t=True) + io
     # Keep-alive: a 500 ms KATO and pauses longer than that; the host keeps the association alive.
     seeds["keep_alive"] = base + setup(kato=500) + pause(64) + io + pause(64) + pause(64) + admin
-    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2.
+    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2 (Connect data by R2T:
+    # see open/admin-connect-in-capsule-icd0 for the in-capsule Connect).
     seeds["limits_smallest"] = limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + \
-        setup(admin_sq=1, io_sq=1) + io
+        setup(admin_sq=1, io_sq=1, admin_r2t=True, io_r2t=True) + io
     # The largest: 1 MiB MDTS and in-capsule data, deep queues, zero-copy reads from 4 KiB.
     big = limits(icd=1 << 20, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
     large = cmd(0x01, io=True, nsid=2, cdw=(0, 0, 63), mode=1, length=262144, fill=0x5C)
@@ -239,6 +240,25 @@ def tcp_association():
     seeds["reset"] = base + setup() + io + reset
     seeds["disconnect"] = base + setup() + io + cmd(0x7F, io=True, nsid=0x08)
     return seeds
+
+
+def tcp_association_open():
+    """Inputs that fail tcp_association because of bugs not fixed yet (tests/fuzz/README.md, "Open
+    findings"): kept in tcp_association/open/, which no test replays, until the fix moves them to
+    regressions/."""
+    base_setup = bytes([0, 6, 14, 0])  # no digests, admin SQSIZE 7, I/O SQSIZE 15, no KATO
+    identify = bytes([0, 0x06, 0x40, 0]) + struct.pack("<6I", 1, 0, 0, 0, 0, 0) + bytes([2]) + \
+        struct.pack("<I", 4096) + bytes([0, 0])
+    aer = bytes([0, 0x0C, 0x40, 0]) + bytes(24) + bytes([0]) + struct.pack("<I", 0) + bytes([0, 0])
+    return {
+        # in_capsule_data_size 0: the admin Connect's 1024 bytes of data, in the capsule as Linux
+        # sends them (NVMe/TCP admin queues take 8 KiB), end the connection with a C2HTermReq.
+        "admin-connect-in-capsule-icd0": limits(icd=0) + base_setup,
+        # max_queue_depth 2, admin queue of 8 entries: the third admin command in flight (two
+        # AERs and an Identify) ends the connection with a C2HTermReq (PDU sequence error).
+        "admin-entries-over-queue-depth": limits(qd=2, admin_qd=32) + bytes([0, 6, 0, 0]) + aer + aer +
+        identify,
+    }
 
 
 def command_execution():
@@ -422,6 +442,12 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "fuzz"))
     ap.add_argument("harness", nargs="*", help="only these (default: all)")
     args = ap.parse_args()
+    if not args.harness or "tcp_association" in args.harness:
+        d = os.path.join(args.out, "tcp_association", "open")
+        os.makedirs(d, exist_ok=True)
+        for name, data in tcp_association_open().items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
     for name in args.harness or HARNESSES:
         d = os.path.join(args.out, name, "corpus")
         os.makedirs(d, exist_ok=True)
