@@ -109,7 +109,9 @@ class DmaRig {
             pollfd pfd{fd, POLLIN, 0};
             poll(&pfd, 1, -1);
             doca_pe_clear_notification(pe_, fd);
-            while (doca_pe_progress(pe_)) {
+            // Not "until progress finds nothing": every completion resubmits its task, and the
+            // inline engine runs that copy in the next progress call, so there is always more.
+            while (completed < target && doca_pe_progress(pe_)) {
             }
         }
     }

@@ -112,6 +112,21 @@ void read_zero_copy_read_min(JsonReader &r, const json &t, const std::string &p,
         s.zero_copy_read_min = uint32_t(*v);
 }
 
+// In-capsule data lands in a request buffer of max_io_size bytes, and no command moves more than
+// that: a larger in-capsule size would advertise capsules the target cannot hold. The default
+// (8 KiB) follows a smaller max_io_size; a size given explicitly is an error.
+void check_in_capsule_fits(JsonReader &r, const json &t, const std::string &p, TransportSettings &s) {
+    if (s.in_capsule_data_size <= s.max_io_size) return;
+    if (!t.contains("in_capsule_data_size")) {
+        s.in_capsule_data_size = s.max_io_size;
+        return;
+    }
+    r.error(join(p, "in_capsule_data_size"),
+            "expected at most max_io_size (" + format_size(s.max_io_size) +
+                "): a command's in-capsule data must fit its request buffer, got " +
+                quote(t["in_capsule_data_size"]));
+}
+
 void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings> &out) {
     if (!r.array(j, "transports", "transport objects")) return;
     for (size_t i = 0; i < j.size(); ++i) {
@@ -161,6 +176,7 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
                 s.srq_depth = uint32_t(*v);
         }
         read_zero_copy_read_min(r, t, p, s);
+        check_in_capsule_fits(r, t, p, s);
         out.push_back(s);
     }
 }

@@ -278,6 +278,12 @@ const std::vector<BadCase> kCases = {
          j["transports"] = {{{"trtype", "tcp"}, {"in_capsule_data_size", 1000}}};
      },
      {"transports[0].in_capsule_data_size: expected a multiple of 16 bytes, got 1000"}},
+    {"in-capsule data larger than the request buffer (max_io_size)",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"in_capsule_data_size", "1MiB"}, {"max_io_size", "4KiB"}}};
+     },
+     {"transports[0].in_capsule_data_size: expected at most max_io_size (4KiB): a command's in-capsule "
+      "data must fit its request buffer, got \"1MiB\""}},
     {"max I/O size not a power of two",
      [](json &j) {
          j["transports"] = {{{"trtype", "tcp"}, {"max_io_size", "96KiB"}}};

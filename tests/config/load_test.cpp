@@ -136,6 +136,24 @@ TEST(Load, ZeroCopyReadMinIsATcpSetting) {
     EXPECT_EQ(parse_config(json::parse("{}")).config->transport().zero_copy_read_min, 32u * 1024);
 }
 
+// In-capsule data lands in a request buffer of max_io_size bytes: the default in-capsule size
+// follows a smaller max_io_size (an explicit larger one is refused: bad_config_test), and one
+// that fits is kept.
+TEST(Load, InCapsuleDataSizeNeverExceedsMaxIoSize) {
+    LoadResult small =
+        parse_config(json::parse(R"({"transports": [{"trtype": "tcp", "max_io_size": "4KiB"}]})"));
+    ASSERT_TRUE(small.ok()) << small.error_text();
+    EXPECT_EQ(small.config->transport().in_capsule_data_size, 4096u);
+    LoadResult again = parse_config(to_json(*small.config));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->transport().in_capsule_data_size, 4096u);
+
+    LoadResult fits = parse_config(json::parse(
+        R"({"transports": [{"trtype": "tcp", "max_io_size": "64KiB", "in_capsule_data_size": "64KiB"}]})"));
+    ASSERT_TRUE(fits.ok()) << fits.error_text();
+    EXPECT_EQ(fits.config->transport().in_capsule_data_size, 64u * 1024);
+}
+
 TEST(Load, DpaDataPath) {
     LoadResult r = parse_config(json::parse(R"({"target": {"datapath": "dpa", "dpa": {"eus": 2}},
       "backends": [{"name": "b", "kind": "ram", "size": "64MiB"}],

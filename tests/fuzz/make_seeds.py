@@ -416,6 +416,24 @@ def rdma_cm_private_data():
     return seeds
 
 
+def rdma_capsule_intake():
+    # [depth - 1][in-capsule size index][MDTS index], then ops: 0x00 + u32 byte count + SQE is an
+    # arrival, 0x01 a response SEND completing. Index 5 is 64 KiB in-capsule, MDTS index 2 128 KiB.
+    def arrive(n, cmd):
+        return b"\x00" + struct.pack("<I", n) + cmd
+
+    seeds = {}
+    get_log = sqe(0x02, cid=1, nsid=0xFFFFFFFF, cdw10=(1023 << 16) | 0x01, dptr=sgl(0, 4096, 0x01))
+    past_end = sqe(0x02, cid=2, nsid=0xFFFFFFFF, cdw10=(1023 << 16) | 0x01, dptr=sgl(65000, 4096, 0x01))
+    write = sqe(0x01, cid=3, nsid=1, cdw12=7, dptr=sgl(0, 4096, 0x01))
+    # One slot: the second 64 KiB capsule waits in the backlog and is planned on replay.
+    seeds["backlog_64k"] = bytes([0, 5, 2]) + arrive(65536, get_log) + arrive(65536, past_end) + b"\x01" + arrive(4096, write) + b"\x01\x01"
+    seeds["one_mib_capsules"] = bytes([1, 7, 3]) + arrive(1 << 20, write) + arrive(1 << 20, past_end) + arrive(70000, get_log) + b"\x01\x03\x01"
+    seeds["keyed"] = bytes([3, 2, 0]) + arrive(0, sqe(0x02, cid=1, nsid=1, cdw12=0, dptr=struct.pack("<Q", 0x10000) + (512).to_bytes(3, "little") + struct.pack("<IB", 0x1234, 0x40)))
+    seeds["in_capsule_over_mdts"] = bytes([0, 4, 0]) + arrive(65472, sqe(0x01, cid=4, nsid=1, cdw12=15, dptr=sgl(0, 8192, 0x01)))
+    return seeds
+
+
 def mmap_export():
     seeds = {}
     seeds["genuine"] = b"\x01"  # the genuine descriptor, unchanged
@@ -434,6 +452,7 @@ HARNESSES = {
     "management_rpc": management_rpc,
     "hostmem_control": hostmem_control,
     "rdma_cm_private_data": rdma_cm_private_data,
+    "rdma_capsule_intake": rdma_capsule_intake,
     "mmap_export": mmap_export,
 }
 

@@ -184,6 +184,51 @@ TEST(TcpTransport, OversizedInCapsuleDataGetsDataLimitExceeded) {
     expect_term_req(c, wt::kFesDataLimitExceeded, offsetof(wt::CommonHeader, plen));
 }
 
+// Issue 36's reproducer: limits whose in-capsule size (1 MiB) exceeds the request buffers
+// (max_transfer 4 KiB), then, before any Connect, one capsule carrying a Connect whose in-capsule
+// SGL covers 1 MiB of data that follows. The data must never be received into the 4 KiB buffer:
+// the PDU exceeds the in-capsule size the target advertises (never more than max_transfer), so
+// the answer is a C2HTermReq with Data Limit Exceeded. Before the fix the megabyte was copied
+// past the buffer's end and the Connect answered Invalid Field.
+TEST(TcpTransport, InCapsuleDataNeverExceedsTheRequestBuffer) {
+    tgt::Limits limits;
+    limits.in_capsule_data = 1u << 20;
+    limits.max_transfer = 4096;
+    LiveTarget t(LiveTarget::ram(1 << 20), limits);
+    {
+        RawTcpClient c(t.io_port);
+        c.icreq();
+        w::Sqe sqe{};
+        auto &connect = reinterpret_cast<w::ConnectCmd &>(sqe);
+        connect.opcode = w::kFabricsOpcode;
+        connect.fctype = w::kFctConnect;
+        connect.cid = 1;
+        connect.sqsize = 31;
+        std::vector<uint8_t> data(1u << 20, 0xA5);
+        // The target closes the connection after the header: send from a thread that may fail.
+        std::thread sender([&] {
+            try {
+                c.send_command(sqe, data.data(), static_cast<uint32_t>(data.size()));
+            } catch (const std::exception &) {
+            }
+        });
+        expect_term_req(c, wt::kFesDataLimitExceeded, offsetof(wt::CommonHeader, plen));
+        ::shutdown(c.fd(), SHUT_RDWR);
+        sender.join();
+    }
+    // The target keeps serving, and advertises the in-capsule size it enforces: IOCCSZ counts
+    // 16-byte units of the SQE plus 4 KiB.
+    RawTcpClient admin(t.io_port);
+    admin.bring_up_admin(kSubNqn, kHostNqn);
+    w::Sqe id{};
+    id.opcode = nvme_admin_identify;
+    id.cdw10 = NVME_IDENTIFY_CNS_CTRL;
+    std::vector<uint8_t> got;
+    ASSERT_EQ(admin.command(id, &got, 4096).status, 0);
+    ASSERT_EQ(got.size(), 4096u);
+    EXPECT_EQ(reinterpret_cast<const nvme_id_ctrl *>(got.data())->ioccsz, (64u + 4096u) / 16u);
+}
+
 TEST(TcpTransport, H2CDataOutsideTheR2TWindowGetsDataOutOfRange) {
     LiveTarget t;
     RawTcpClient admin(t.io_port);

@@ -140,7 +140,7 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
     qp_created_ = true;
 
     // One region, one registration: capsules, responses, then page-aligned data buffers.
-    capsule_len_ = kSqeLen + limits_.in_capsule_data;
+    capsule_len_ = kSqeLen + target::in_capsule_limit(limits_);
     size_t caps = srq_ ? 0 : round_up(size_t(depth_) * capsule_len_, 64);
     size_t resps = round_up(size_t(depth_) * sizeof(wire::Cqe), 4096);
     region_len_ = caps + resps + size_t(depth_) * max_transfer_;
@@ -159,7 +159,7 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
 
     reqs_.resize(depth_);
     free_.reserve(depth_);
-    pending_.resize(depth_ * 2u); // (recv, byte_len) pairs
+    backlog_ = CapsuleBacklog(depth_);
     for (size_t i = depth_; i-- > 0;) {
         reqs_[i].index = static_cast<uint16_t>(i);
         reqs_[i].slot_buf = data + i * max_transfer_;
@@ -295,11 +295,9 @@ void RdmaQueuePair::on_completion(const ibv_wc &wc) {
     case kWrSend: {
         free_request(reqs_[index]);
         if (queue_.disconnect_requested()) return finish(queue_.disconnect_reason());
-        if (pending_count_ == 0) return;
-        uint16_t recv = pending_[pending_head_ * 2], len = pending_[pending_head_ * 2 + 1];
-        pending_head_ = (pending_head_ + 1) % depth_;
-        --pending_count_;
-        return start_request(*alloc_request(), recv, len);
+        if (backlog_.empty()) return;
+        CapsuleBacklog::Capsule next = backlog_.pop();
+        return start_request(*alloc_request(), next.recv, next.byte_len);
     }
     }
 }
@@ -311,7 +309,7 @@ void RdmaQueuePair::on_recv(uint16_t recv, uint32_t byte_len) {
         return finish("short command capsule");
     }
     RdmaRequest *req = alloc_request();
-    if (!req && pending_count_ == depth_) {
+    if (!req && backlog_.full()) {
         // Only possible with an SRQ (our own ring holds depth receives): the host sent more
         // commands than its queue size.
         log_->warn("{}: more commands in flight than the queue's {} entries; closing", peer_, depth_);
@@ -320,10 +318,7 @@ void RdmaQueuePair::on_recv(uint16_t recv, uint32_t byte_len) {
     }
     if (!req) {
         // Every slot is still waiting for its response SEND to complete; the capsule waits.
-        size_t tail = (pending_head_ + pending_count_) % depth_;
-        pending_[tail * 2] = recv;
-        pending_[tail * 2 + 1] = static_cast<uint16_t>(byte_len);
-        ++pending_count_;
+        backlog_.push({recv, byte_len});
         return;
     }
     start_request(*req, recv, byte_len);
@@ -480,10 +475,7 @@ void RdmaQueuePair::return_srq_capsules() {
             release_recv(req.recv);
             req.state = RdmaRequestState::kFree;
         }
-    for (; pending_count_ > 0; --pending_count_) {
-        release_recv(pending_[pending_head_ * 2]);
-        pending_head_ = (pending_head_ + 1) % depth_;
-    }
+    while (!backlog_.empty()) release_recv(backlog_.pop().recv);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@
 #include "rdma_srq.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/rdma/capsule_backlog.hpp"
 #include "skiff/nvmeof/rdma/cm_private_data.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
 #include "skiff/nvmeof/target/target.hpp"
@@ -143,9 +144,8 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
 
     std::vector<RdmaRequest> reqs_;
     std::vector<uint16_t> free_;
-    // Receives that arrived while every slot was still sending (FIFO ring of recv indexes).
-    std::vector<uint16_t> pending_;
-    size_t pending_head_ = 0, pending_count_ = 0;
+    // Receives that arrived while every slot was still sending, with their byte counts.
+    CapsuleBacklog backlog_;
 
     bool finished_ = false;
 

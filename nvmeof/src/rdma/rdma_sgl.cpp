@@ -21,6 +21,8 @@ SglPlan plan_sgl(const wire::Sqe &cmd, uint32_t in_capsule_len, uint32_t max_tra
         // Offset data block: the data sits in this capsule, `addr` bytes after the SQE.
         if (sgl.addr > in_capsule_len) return bad(NVME_SC_SGL_INVALID_OFFSET);
         if (sgl.length > in_capsule_len - sgl.addr) return bad(NVME_SC_SGL_INVALID_DATA);
+        // No command moves more than MDTS, wherever its data travels.
+        if (sgl.length > max_transfer) return bad(NVME_SC_SGL_INVALID_DATA);
         plan.kind = sgl.length ? SglPlan::kInCapsule : SglPlan::kNone;
         plan.offset = static_cast<uint32_t>(sgl.addr);
         plan.length = sgl.length;

@@ -143,7 +143,7 @@ std::unique_ptr<transport::Connection> RdmaTransport::accept(int listen_fd, targ
         std::shared_ptr<RdmaSrq> srq;
         if (limits.rdma_srq_depth != 0) {
             auto got = srqs_->get(group, id->verbs, limits.rdma_srq_depth,
-                                  uint32_t(sizeof(wire::Sqe)) + limits.in_capsule_data,
+                                  uint32_t(sizeof(wire::Sqe)) + target::in_capsule_limit(limits),
                                   RdmaQueuePair::recv_wr_tag());
             if (!got) {
                 reject(kRejectNoResources, got.error().message);

@@ -127,7 +127,7 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.maxcmd = limits.max_queue_depth;
     id.sgls = (1u << 0) | (1u << 20); // SGLs without alignment; SGL offsets (in-capsule data)
     std::strncpy(id.subnqn, subsys.nqn().c_str(), sizeof(id.subnqn) - 1);
-    id.ioccsz = (64 + limits.in_capsule_data) / 16;
+    id.ioccsz = (64 + in_capsule_limit(limits)) / 16;
     id.iorcsz = 1;
     id.msdbd = 1;
     id.ofcs = 1; // Disconnect supported

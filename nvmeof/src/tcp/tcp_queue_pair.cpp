@@ -267,7 +267,8 @@ void TcpQueuePair::on_common_header() {
                 return fatal(kFesInvalidHeaderField, kFeiPlen, "PLEN shorter than PDO");
             rx_pad_len_ = ch.pdo - rx_header_len_;
             rx_data_len_ = ch.plen - ch.pdo - dd;
-            uint32_t limit = ch.type == kCapsuleCmd ? limits_.in_capsule_data : limits_.max_transfer;
+            uint32_t limit =
+                ch.type == kCapsuleCmd ? target::in_capsule_limit(limits_) : limits_.max_transfer;
             if (rx_data_len_ > limit)
                 return fatal(kFesDataLimitExceeded, kFeiPlen,
                              "PDU data exceeds the in-capsule or MAXH2CDATA limit");
@@ -373,8 +374,14 @@ uint16_t TcpQueuePair::check_sgl(TcpRequest &req, uint32_t in_capsule_len) {
 void TcpQueuePair::handle_capsule() {
     TcpRequest *req = alloc_request();
     if (!req) return fatal(kFesPduSequenceError, 0, "more commands outstanding than the queue depth");
-    std::memcpy(&req->cmd, rx_hdr_ + sizeof(CommonHeader), sizeof(wire::Sqe));
     uint32_t in_capsule = rx_data_len_;
+    // The data lands in the request's buffer: never more than it holds, whatever the limits say.
+    if (in_capsule > req->buf_cap) {
+        free_request(*req);
+        return fatal(kFesDataLimitExceeded, offsetof(CommonHeader, plen),
+                     "in-capsule data larger than the request buffer");
+    }
+    std::memcpy(&req->cmd, rx_hdr_ + sizeof(CommonHeader), sizeof(wire::Sqe));
     uint16_t sgl_status = check_sgl(*req, in_capsule);
     if (sgl_status) {
         queue_.fail_before_prepare(*req, sgl_status);

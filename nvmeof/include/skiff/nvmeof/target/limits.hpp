@@ -33,4 +33,11 @@ struct Limits {
 // MDTS as Identify reports it: log2(max_transfer / 4096).
 uint8_t mdts_field(const Limits &limits);
 
+// The in-capsule data a command may carry, as every transport enforces it and Identify (IOCCSZ)
+// advertises it: in_capsule_data, but never more than max_transfer. NVMe/TCP receives in-capsule
+// data into the request's buffer of max_transfer bytes, and no command may move more than MDTS
+// anyway; the configuration loader refuses a larger in_capsule_data_size, this bound holds for
+// every other way a Limits is made.
+uint32_t in_capsule_limit(const Limits &limits);
+
 } // namespace skiff::nvmeof::target
