@@ -8,12 +8,17 @@ cd "$(dirname "$0")/.."
 
 usage() {
   cat <<'USAGE'
-usage: scripts/fuzz.sh [--seconds N] [--no-build] [--keep-going] [HARNESS...]
+usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--no-build] [--keep-going] [HARNESS...]
 
 Builds build-fuzz/ (scripts/build.sh fuzz: clang-14, libFuzzer, ASan + UBSan) and runs every
-harness of tests/fuzz/ (or only those named) for N seconds each (default 60), one after another.
+harness of tests/fuzz/ (or only those named) for N seconds each (default 60), --jobs of them at
+a time (default 1: one after another).
 
   --seconds N    fuzzing time per harness (libFuzzer -max_total_time)
+  --jobs N       harnesses fuzzing at once, each one process on its own core (default 1). The
+                 wall time is about ceil(harnesses / N) x seconds: eight harnesses at 600 s
+                 take 80 min with --jobs 1, 40 min with --jobs 2 on a 2-core machine.
+                 More jobs than cores only share the cores: each harness then runs fewer inputs.
   --no-build     use build-fuzz/ as it is
   --keep-going   after a crash, keep fuzzing the same harness until its time is up
                  (libFuzzer -fork=1 -ignore_crashes=1), collecting every crash
@@ -32,6 +37,7 @@ USAGE
 }
 
 seconds=60
+jobs=1
 build=1
 keep_going=0
 harnesses=()
@@ -39,6 +45,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="${2:?--seconds needs a number}"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
+    --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
+    --jobs=*) jobs="${1#*=}"; shift ;;
     --no-build) build=0; shift ;;
     --keep-going) keep_going=1; shift ;;
     --list) for f in tests/fuzz/*.cpp; do n=$(basename "$f" .cpp); [ "$n" = replay_main ] || echo "$n"; done; exit 0 ;;
@@ -47,6 +55,8 @@ while [ $# -gt 0 ]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
+case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: --seconds wants a whole number, got '$seconds'" >&2; exit 2 ;; esac
+case "$jobs" in ''|0|*[!0-9]*) echo "fuzz.sh: --jobs wants a number of 1 or more, got '$jobs'" >&2; exit 2 ;; esac
 if [ ${#harnesses[@]} -eq 0 ]; then
   mapfile -t harnesses < <("$0" --list)
 fi
@@ -66,39 +76,63 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_m
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/tests/fuzz/lsan.supp}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
-failed=0
-results=()
-for h in "${harnesses[@]}"; do
-  [ -x "$bin/fuzz-$h" ] || { echo "fuzz.sh: $bin/fuzz-$h is not built" >&2; exit 2; }
+# Fuzzes one harness and writes its summary row to $work/<harness>/summary (and, when it crashed,
+# what it found to stderr). Runs in the background for --jobs, so it shares nothing but files.
+fuzz_one() {
+  local h="$1" rc=0 execs cov ft crashes
   mkdir -p "$work/$h/corpus"
-  rm -f "$work/$h"/crash-* "$work/$h"/timeout-* "$work/$h"/oom-* "$work/$h"/leak-* "$work/$h"/slow-unit-*
-  inputs=("$work/$h/corpus" "tests/fuzz/$h/corpus")
+  rm -f "$work/$h"/crash-* "$work/$h"/timeout-* "$work/$h"/oom-* "$work/$h"/leak-* "$work/$h"/slow-unit-* "$work/$h/summary"
+  local inputs=("$work/$h/corpus" "tests/fuzz/$h/corpus")
   [ -d "tests/fuzz/$h/regressions" ] && inputs+=("tests/fuzz/$h/regressions")
-  opts=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/$h/" -timeout=20
-        -rss_limit_mb=3072 -max_len=65536)
+  local opts=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/$h/" -timeout=20
+              -rss_limit_mb=3072 -max_len=65536)
   [ "$keep_going" = 1 ] && opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   echo "== fuzz $h for ${seconds}s" >&2
-  rc=0
   "$bin/fuzz-$h" "${opts[@]}" "${inputs[@]}" >"$work/$h/log" 2>&1 || rc=$?
   # libFuzzer's last status line ("#N ... cov: C ft: F ...") and its final statistics.
   # (|| true: a harness that fails on its first input prints no coverage line, and under pipefail
-  # the missing match would end this script before it reports the failure.)
+  # the missing match would end this function before it reports the failure.)
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/$h/log" | tail -n 1 | awk '{print $2}' || true)
   [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$work/$h/log" | tail -n 1 | tr -d '#' || true)
   cov=$(grep -oE 'cov: [0-9]+' "$work/$h/log" | tail -n 1 | awk '{print $2}' || true)
   ft=$(grep -oE 'ft: [0-9]+' "$work/$h/log" | tail -n 1 | awk '{print $2}' || true)
   crashes=$(find "$work/$h" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
   if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes=1; fi # died without an artifact
-  results+=("$(printf '%-22s %12s %8s %8s %8s' "$h" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$crashes")")
+  printf '%-22s %12s %8s %8s %8s\n' "$h" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$crashes" >"$work/$h/summary"
   if [ "$crashes" -ne 0 ]; then
+    {
+      echo "!! $h crashed; log: $work/$h/log"
+      grep -E 'ERROR: |SUMMARY: |fuzz property broken|runtime error' "$work/$h/log" | head -n 5 || true
+      find "$work/$h" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) \
+        -printf '   input: %p\n'
+    } >&2
+  fi
+}
+
+for h in "${harnesses[@]}"; do
+  [ -x "$bin/fuzz-$h" ] || { echo "fuzz.sh: $bin/fuzz-$h is not built" >&2; exit 2; }
+done
+# At most $jobs harnesses at once; the next starts as soon as one ends.
+running=0
+for h in "${harnesses[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$h" &
+  running=$((running + 1))
+done
+wait
+
+failed=0
+printf '%-22s %12s %8s %8s %8s\n' harness executions cov ft crashes
+for h in "${harnesses[@]}"; do
+  if [ -f "$work/$h/summary" ]; then
+    cat "$work/$h/summary"
+    [ "$(awk '{print $5}' "$work/$h/summary")" = 0 ] || failed=1
+  else
+    printf '%-22s %12s %8s %8s %8s\n' "$h" '?' '?' '?' 'no run'
     failed=1
-    echo "!! $h crashed; log: $work/$h/log" >&2
-    grep -E 'ERROR: |SUMMARY: |fuzz property broken|runtime error' "$work/$h/log" | head -n 5 >&2 || true
-    find "$work/$h" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) \
-      -printf '   input: %p\n' >&2
   fi
 done
-
-printf '%-22s %12s %8s %8s %8s\n' harness executions cov ft crashes
-printf '%s\n' "${results[@]}"
 exit "$failed"

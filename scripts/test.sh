@@ -37,7 +37,7 @@ done
 # Fuzzing, short: every libFuzzer harness for SKIFF_FUZZ_SECONDS (default 10) each, in the clang
 # build (build-fuzz/: the libraries and harnesses only); a crash fails CI (the input is saved under
 # build-fuzz/fuzz-work/). SKIFF_FUZZ_CI=0 skips it. The harnesses' replay tests (fuzz-replay.*)
-# run in both ctest stages above regardless. The long campaign is by hand: scripts/fuzz.sh --seconds 600.
+# run in both ctest stages above regardless. The long campaign is by hand: scripts/fuzz.sh --seconds 600 --jobs 2.
 if [ "${SKIFF_FUZZ_CI:-1}" = 1 ]; then
   stage "fuzz"
   scripts/fuzz.sh --seconds "${SKIFF_FUZZ_SECONDS:-10}" || failed=1

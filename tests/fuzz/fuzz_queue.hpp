@@ -77,14 +77,16 @@ inline w::Sqe connect_sqe(uint16_t qid, uint16_t sqsize) {
     return sqe;
 }
 
-inline uint16_t connect(FuzzQueue &q, uint16_t qid, uint16_t cntlid, const std::string &nqn,
-                        uint16_t &result) {
+// sqsize (0's based): by default 7 for an admin queue, 15 for an I/O queue.
+inline uint16_t connect(FuzzQueue &q, uint16_t qid, uint16_t cntlid, const std::string &nqn, uint16_t &result,
+                        int sqsize = -1) {
     nvmf_connect_data d{};
     std::memset(d.hostid, 0x5a, 16);
     d.cntlid = cntlid;
     std::strncpy(d.subsysnqn, nqn.c_str(), sizeof(d.subsysnqn) - 1);
     std::strncpy(d.hostnqn, kHostNqn.c_str(), sizeof(d.hostnqn) - 1);
-    auto &req = q.submit(connect_sqe(qid, qid == 0 ? 7 : 15), sizeof(d),
+    if (sqsize < 0) sqsize = qid == 0 ? 7 : 15;
+    auto &req = q.submit(connect_sqe(qid, static_cast<uint16_t>(sqsize)), sizeof(d),
                          {reinterpret_cast<uint8_t *>(&d), sizeof(d)});
     result = static_cast<uint16_t>(req.cqe.result);
     return req.cqe.status;

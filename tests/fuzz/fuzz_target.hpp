@@ -1,6 +1,7 @@
 // The target the fuzz harnesses aim at: one NVM subsystem (any host allowed) with two RAM
 // namespaces (512-byte and 4 KiB blocks), the discovery subsystem, and one TCP port. Small limits
-// keep each input cheap; logging is off (the fuzzer runs millions of rejected inputs).
+// keep each input cheap (a harness may pass its own, fuzz_limits.hpp); logging is off (the fuzzer
+// runs millions of rejected inputs).
 #pragma once
 
 #include "skiff/core/log.hpp"
@@ -24,7 +25,7 @@ inline void quiet_logs() {
 }
 
 struct FuzzTarget {
-    FuzzTarget() : target(limits()) {
+    explicit FuzzTarget(const tgt::Limits &limits = FuzzTarget::limits()) : target(limits) {
         quiet_logs();
         subsys = std::make_shared<tgt::Subsystem>(kSubNqn, tgt::SubsystemKind::kNvm,
                                                   tgt::SubsystemIdentity{"SN-FUZZ", "skiff fuzz", "1.0"});

@@ -89,18 +89,29 @@ class TcpStream:
     def term(self, fes=1):
         return self.pdu(0x02, struct.pack("<HI10x", fes, 0))
 
-    def bring_up(self, subnqn=SUBNQN, qid=0, cntlid=0xFFFF):
+    def bring_up(self, subnqn=SUBNQN, qid=0, cntlid=0xFFFF, sqsize=None):
+        if sqsize is None:
+            sqsize = 7 if qid == 0 else 15
         self.icreq()
-        self.capsule(connect_sqe(qid, 7 if qid == 0 else 15, cid=1), connect_data(cntlid, subnqn))
+        self.capsule(connect_sqe(qid, sqsize, cid=1), connect_data(cntlid, subnqn))
         if qid == 0:
             self.capsule(property_sqe(True, 0x14, 1 | (6 << 16) | (4 << 20), cid=2))
         return self
 
 
+def limits(icd=8192, mdts=16384, qd=16, admin_qd=8, zero_copy=32768):
+    """The 6 limits bytes of tests/fuzz/fuzz_limits.hpp (defaults: FuzzTarget's limits)."""
+    assert icd % 16 == 0 and icd <= 1 << 20 and 2 <= qd <= 128 and 2 <= admin_qd <= 64
+    icd_field = 0xFFFF if icd == 1 << 20 else icd // 16
+    return struct.pack("<HBBBB", icd_field, mdts.bit_length() - 13, qd - 2, admin_qd - 2,
+                       {0: 0, 4096: 1, 32768: 2}[zero_copy])
+
+
 def tcp_target_receive():
     seeds = {}
     split = b"\x01\x00"
-    seeds["icreq"] = split + TcpStream().icreq().out
+    head = split + limits()
+    seeds["icreq"] = head + TcpStream().icreq().out
     s = TcpStream().bring_up()
     s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))  # Identify controller
     s.capsule(sqe(0x06, cid=4, nsid=1, cdw10=0, dptr=sgl(0, 4096, 0x5A)))  # Identify namespace
@@ -108,7 +119,7 @@ def tcp_target_receive():
     s.capsule(sqe(0x09, cid=6, cdw10=0x07, cdw11=0x00030003))  # Set Features Number of Queues
     s.capsule(sqe(0x0C, cid=7))  # AER
     s.capsule(sqe(0x18, cid=8))  # Keep Alive
-    seeds["admin_session"] = split + s.out
+    seeds["admin_session"] = head + s.out
     s = TcpStream().bring_up(cntlid=1, qid=1)
     s.capsule(sqe(0x01, cid=3, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x01)), bytes(range(256)) * 4)  # in-capsule write
     s.capsule(sqe(0x02, cid=4, nsid=1, cdw12=1, dptr=sgl(0, 1024, 0x5A)))  # read
@@ -119,24 +130,135 @@ def tcp_target_receive():
     s.capsule(sqe(0x09, cid=8, nsid=1, cdw10=0, cdw11=4, dptr=sgl(0, 16, 0x01)), struct.pack("<IIQ", 0, 8, 32))  # DSM
     s.capsule(sqe(0x05, cid=9, nsid=1, cdw12=0, flags=1, dptr=sgl(0, 512, 0x01)), bytes(512))  # fused compare
     s.capsule(sqe(0x01, cid=10, nsid=1, cdw12=0, flags=2, dptr=sgl(0, 512, 0x01)), bytes(512))  # fused write
-    seeds["io_queue"] = split + s.out
+    seeds["io_queue"] = head + s.out
     s = TcpStream(hdgst=True, ddgst=True).bring_up()
     s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
-    seeds["digests"] = split + s.out
+    seeds["digests"] = head + s.out
     s = TcpStream(hdgst=True, ddgst=True).bring_up(cntlid=1, qid=1)
     s.capsule(sqe(0x01, cid=3, nsid=2, cdw12=0, dptr=sgl(0, 4096, 0x01)), b"\x77" * 4096)
     s.capsule(sqe(0x01, cid=4, nsid=2, cdw10=1, cdw12=1, dptr=sgl(0, 8192, 0x5A)))
     s.h2c(4, 0, 0, b"\x11" * 8192)
-    seeds["digests_io"] = split + s.out
+    seeds["digests_io"] = head + s.out
     s = TcpStream().bring_up(subnqn=DISCNQN)
     s.capsule(sqe(0x02, cid=3, cdw10=0x70 | (255 << 16), dptr=sgl(0, 1024, 0x5A)))  # discovery log
-    seeds["discovery"] = split + s.out
+    seeds["discovery"] = head + s.out
     s = TcpStream().bring_up()
     s.term()
-    seeds["termreq"] = split + s.out
+    seeds["termreq"] = head + s.out
     # Byte at a time: the split seed with bit 31 set after the first step gives small chunks.
-    seeds["admin_small_splits"] = b"\xff\xff" + TcpStream().bring_up().out
+    seeds["admin_small_splits"] = b"\xff\xff" + limits() + TcpStream().bring_up().out
+    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2. The Connect data
+    # (1024 bytes) exceeds the in-capsule size here.
+    s = TcpStream().bring_up(sqsize=1)
+    s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
+    seeds["limits_smallest"] = split + limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + s.out
+    # Large transfers: 1 MiB MDTS, 64 KiB in-capsule, deep queues, zero-copy reads from 4 KiB; digests.
+    big = limits(icd=65536, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
+    s = TcpStream(hdgst=True, ddgst=True).bring_up(cntlid=1, qid=1, sqsize=127)
+    s.capsule(sqe(0x01, cid=3, nsid=2, cdw12=7, dptr=sgl(0, 32768, 0x01)), b"\x5c" * 32768)
+    s.capsule(sqe(0x02, cid=4, nsid=2, cdw12=7, dptr=sgl(0, 32768, 0x5A)))  # a read sent from RAM
+    s.capsule(sqe(0x01, cid=5, nsid=1, cdw12=255, dptr=sgl(0, 131072, 0x5A)))
+    s.h2c(5, 0, 0, b"\x3a" * 65536, last=False).h2c(5, 0, 65536, b"\x3b" * 65536)
+    seeds["limits_large_digests"] = split + big + s.out
+    # In-capsule data larger than MDTS (the loader now refuses it; the target bounds it anyway).
+    s = TcpStream().bring_up(cntlid=1, qid=1)
+    s.capsule(sqe(0x01, cid=3, nsid=1, cdw12=15, dptr=sgl(0, 8192, 0x01)), b"\x42" * 8192)
+    seeds["in_capsule_over_mdts"] = split + limits(icd=16384, mdts=4096) + s.out
+    # Issue 36, exactly: in_capsule_data 1 MiB and MDTS 4 KiB, ICReq, then a Connect capsule whose
+    # in-capsule SGL and data are 1 MiB (the connect data, then zeroes). It overran the request's
+    # 4 KiB buffer before the fix.
+    s = TcpStream().icreq()
+    s.capsule(connect_sqe(0, 7, cid=1, length=1 << 20), connect_data().ljust(1 << 20, b"\0"))
+    seeds["issue36_connect_1mib_in_capsule"] = split + limits(icd=1 << 20, mdts=4096) + s.out
     return seeds
+
+
+def tcp_association():
+    """Inputs of tcp_association.cpp: limits, set-up, then records the correct host sends."""
+    def setup(hd=False, dd=False, hpda=0, sqfc_off=False, admin_r2t=False, io_r2t=False, admin_sq=7, io_sq=15, kato=0):
+        opts = (1 if hd else 0) | (2 if dd else 0) | (hpda << 2) | (0x10 if sqfc_off else 0) | \
+            (0x20 if admin_r2t else 0) | (0x40 if io_r2t else 0)
+        return bytes([opts, admin_sq - 1, io_sq - 1, {0: 0, 500: 1, 3000: 2}[kato]])
+
+    def cmd(opcode, io=False, flags=0, nsid=0, cdw=(0, 0, 0, 0, 0, 0), mode=0, length=0, fill=0, data=b""):
+        ns = {0: b"\x00", 1: b"\x01", 2: b"\x02", 0xFFFFFFFF: b"\x03"}.get(nsid)
+        if ns is None:
+            ns = b"\x04" + struct.pack("<I", nsid)
+        cdw = tuple(cdw) + (0,) * (6 - len(cdw))
+        return bytes([1 if io else 0, opcode, flags]) + ns + struct.pack("<6I", *cdw) + \
+            bytes([mode]) + struct.pack("<I", length) + bytes([fill, len(data)]) + data
+
+    def keep_alive():
+        return b"\x04"
+
+    def pause(turns):
+        return bytes([0x06, turns - 1])
+
+    seeds = {}
+    base = limits()
+    admin = cmd(0x06, cdw=(1,), mode=2, length=4096)  # Identify controller
+    admin += cmd(0x06, nsid=1, cdw=(0,), mode=2, length=4096)  # Identify namespace
+    admin += cmd(0x02, nsid=0xFFFFFFFF, cdw=(0x02 | (127 << 16),), mode=2, length=512)  # SMART log
+    admin += cmd(0x09, cdw=(0x07, 0x00030003))  # Set Features Number of Queues
+    admin += cmd(0x0A, cdw=(0x07,))  # Get Features
+    admin += cmd(0x0C) + cmd(0x0C)  # two AERs: they may wait
+    admin += keep_alive() + pause(8)
+    admin += cmd(0x7F, nsid=0x04, cdw=(0, 0x08))  # Property Get VS (fctype in byte 4, offset in CDW11)
+    seeds["admin_commands"] = base + setup() + admin
+    io = cmd(0x01, io=True, nsid=1, cdw=(0, 0, 1), mode=1, length=1024, fill=0x42)  # in-capsule write
+    io += cmd(0x02, io=True, nsid=1, cdw=(0, 0, 1), mode=2, length=1024)  # read (C2HData)
+    io += cmd(0x01, io=True, nsid=1, cdw=(8, 0, 15), mode=2, length=8192, fill=0xAB)  # write by R2T
+    io += cmd(0x00, io=True, nsid=1)  # flush
+    io += cmd(0x08, io=True, nsid=2, cdw=(1, 0, 1))  # write zeroes
+    io += cmd(0x09, io=True, nsid=1, cdw=(0, 4), mode=1, length=16, data=struct.pack("<IIQ", 0, 8, 32))  # DSM
+    io += cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512)  # fused compare
+    io += cmd(0x01, io=True, flags=2, nsid=1, mode=1, length=512, fill=0x11)  # fused write
+    io += cmd(0x0D, io=True, nsid=1, mode=1, length=24, data=bytes(8) + struct.pack("<Q", 0x1234) + bytes(8))  # resv register
+    io += cmd(0x0E, io=True, nsid=1, cdw=(1023,), mode=2, length=4096)  # resv report
+    seeds["io_commands"] = base + setup() + io
+    seeds["digests_sqfc_off"] = base + setup(hd=True, dd=True, hpda=1, sqfc_off=True) + io + admin
+    seeds["connect_by_r2t"] = base + setup(admin_r2t=True, io_r2t=True) + io
+    # Keep-alive: a 500 ms KATO and pauses longer than that; the host keeps the association alive.
+    seeds["keep_alive"] = base + setup(kato=500) + pause(64) + io + pause(64) + pause(64) + admin
+    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2 (Connect data by R2T:
+    # see open/admin-connect-in-capsule-icd0 for the in-capsule Connect).
+    seeds["limits_smallest"] = limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + \
+        setup(admin_sq=1, io_sq=1, admin_r2t=True, io_r2t=True) + io
+    # The largest: 1 MiB MDTS and in-capsule data, deep queues, zero-copy reads from 4 KiB.
+    big = limits(icd=1 << 20, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
+    large = cmd(0x01, io=True, nsid=2, cdw=(0, 0, 63), mode=1, length=262144, fill=0x5C)
+    large += cmd(0x02, io=True, nsid=2, cdw=(0, 0, 63), mode=2, length=262144)
+    large += cmd(0x01, io=True, nsid=1, cdw=(0, 0, 2047), mode=2, length=1 << 20, fill=0x3A)
+    seeds["limits_large"] = big + setup(hd=True, dd=True, admin_sq=63, io_sq=127) + large
+    # Issue 36's limits (in-capsule 1 MiB, MDTS 4 KiB): the host keeps to the advertised IOCCSZ.
+    seeds["issue36_limits"] = limits(icd=1 << 20, mdts=4096) + setup() + io
+    # A lone fused first half at the end may wait; one followed by another command may not.
+    seeds["fused_first_alone"] = base + setup() + cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512) + \
+        cmd(0x02, io=True, nsid=1, mode=2, length=512) + cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512)
+    # Controller reset with commands in flight, then Disconnect of the I/O queue.
+    reset = cmd(0x0C) + cmd(0x7F, nsid=0x00, cdw=(0, 0x14, 0, 0))  # AER, Property Set CC = 0
+    seeds["reset"] = base + setup() + io + reset
+    seeds["disconnect"] = base + setup() + io + cmd(0x7F, io=True, nsid=0x08)
+    return seeds
+
+
+def tcp_association_open():
+    """Inputs that fail tcp_association because of bugs not fixed yet (tests/fuzz/README.md, "Open
+    findings"): kept in tcp_association/open/, which no test replays, until the fix moves them to
+    regressions/."""
+    base_setup = bytes([0, 6, 14, 0])  # no digests, admin SQSIZE 7, I/O SQSIZE 15, no KATO
+    identify = bytes([0, 0x06, 0x40, 0]) + struct.pack("<6I", 1, 0, 0, 0, 0, 0) + bytes([2]) + \
+        struct.pack("<I", 4096) + bytes([0, 0])
+    aer = bytes([0, 0x0C, 0x40, 0]) + bytes(24) + bytes([0]) + struct.pack("<I", 0) + bytes([0, 0])
+    return {
+        # in_capsule_data_size 0: the admin Connect's 1024 bytes of data, in the capsule as Linux
+        # sends them (NVMe/TCP admin queues take 8 KiB), end the connection with a C2HTermReq.
+        "admin-connect-in-capsule-icd0": limits(icd=0) + base_setup,
+        # max_queue_depth 2, admin queue of 8 entries: the third admin command in flight (two
+        # AERs and an Identify) ends the connection with a C2HTermReq (PDU sequence error).
+        "admin-entries-over-queue-depth": limits(qd=2, admin_qd=32) + bytes([0, 6, 0, 0]) + aer + aer +
+        identify,
+    }
 
 
 def command_execution():
@@ -323,6 +445,7 @@ def mmap_export():
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 HARNESSES = {
     "tcp_target_receive": tcp_target_receive,
+    "tcp_association": tcp_association,
     "command_execution": command_execution,
     "host_rx_stream": host_rx_stream,
     "config_loader": config_loader,
@@ -338,6 +461,12 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=os.path.join(ROOT, "tests", "fuzz"))
     ap.add_argument("harness", nargs="*", help="only these (default: all)")
     args = ap.parse_args()
+    if not args.harness or "tcp_association" in args.harness:
+        d = os.path.join(args.out, "tcp_association", "open")
+        os.makedirs(d, exist_ok=True)
+        for name, data in tcp_association_open().items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
     for name in args.harness or HARNESSES:
         d = os.path.join(args.out, name, "corpus")
         os.makedirs(d, exist_ok=True)

@@ -1,5 +1,6 @@
 #include "tcp_queue_pair.hpp"
 
+#include "slot_redzones.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/crc32c.hpp"
 #include "skiff/nvmeof/transport/buffer_areas.hpp"
@@ -66,7 +67,8 @@ TcpQueuePair::TcpQueuePair(int fd, std::string peer, target::Target &target, tar
 bool TcpQueuePair::allocate_queue() {
     // The connection becomes an admin or an I/O queue at Connect: slots for the deeper of the two.
     reqs_ = std::vector<TcpRequest>(std::max(limits_.max_queue_depth, limits_.max_admin_queue_depth));
-    buffers_len_ = static_cast<size_t>(reqs_.size()) * limits_.max_transfer;
+    const size_t stride = limits_.max_transfer + slot_redzones::kGap;
+    buffers_len_ = static_cast<size_t>(reqs_.size()) * stride;
     void *p = mmap(nullptr, buffers_len_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
     if (p == MAP_FAILED) {
@@ -82,8 +84,9 @@ bool TcpQueuePair::allocate_queue() {
     free_.reserve(reqs_.size());
     for (size_t i = reqs_.size(); i-- > 0;) {
         reqs_[i].ttag = static_cast<uint16_t>(i);
-        reqs_[i].buf = buffers_ + i * limits_.max_transfer;
+        reqs_[i].buf = buffers_ + i * stride;
         reqs_[i].buf_cap = limits_.max_transfer;
+        slot_redzones::poison(reqs_[i].buf + limits_.max_transfer);
         free_.push_back(static_cast<uint16_t>(i));
     }
     return true;
@@ -96,6 +99,7 @@ TcpQueuePair::~TcpQueuePair() {
     ::close(fd_);
     if (buffers_) {
         transport::buffer_areas::remove(buffers_);
+        slot_redzones::unpoison(buffers_, buffers_len_);
         munmap(buffers_, buffers_len_);
     }
 }

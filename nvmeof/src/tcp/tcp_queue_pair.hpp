@@ -154,9 +154,10 @@ class TcpQueuePair final : public transport::Connection, public target::Transpor
     uint64_t rx_reads_ = 0;   // reads that brought bytes: the stall timer's sign of life
     StallWatch stall_;
 
-    // Requests and their data buffers (one mapping, max_transfer bytes per slot). Allocated at
-    // ICReq with the staging buffer and the send ring (allocate_queue): an accepted connection
-    // that never becomes a queue costs only this object.
+    // Requests and their data buffers (one mapping, max_transfer bytes per slot; ASan builds put a
+    // poisoned gap after each, slot_redzones.hpp). Allocated at ICReq with the staging buffer and
+    // the send ring (allocate_queue): an accepted connection that never becomes a queue costs only
+    // this object.
     std::vector<TcpRequest> reqs_;
     std::vector<uint16_t> free_;
     uint8_t *buffers_ = nullptr;
