@@ -56,6 +56,16 @@ bool plaintext_psk_host(const Queue &q, const std::string &hostnqn, const Subsys
     return subsys.is_discovery() ? psks.has_host(hostnqn) : psks.find(hostnqn, subsys.nqn()).has_value();
 }
 
+// The host's queue limit (max_queues_per_host). A queue that needs no authentication takes its
+// place now (into `ticket`); one that must authenticate only needs room: it takes its place once
+// it authenticated (auth_cmd.cpp), so a peer that merely claims the host NQN takes nothing.
+bool admit_queue(Queue &q, const std::string &hostnqn, bool must_authenticate, QueueTicket &ticket) {
+    Admission &admission = q.target().admission();
+    if (must_authenticate) return admission.queue_room(hostnqn, q.transport().peer_name());
+    ticket = admission.take_queue(hostnqn, q.transport().peer_name());
+    return static_cast<bool>(ticket);
+}
+
 void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &data,
                    const std::string &hostnqn, std::shared_ptr<Subsystem> subsys) {
     Queue &q = *req.queue;
@@ -79,10 +89,8 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
                                           : q.target().host_auth(hostnqn, subsys->nqn());
     // Over the host's queue limit no controller is made: Controller Busy, the status the
     // specification gives "no controller available" (nvmet answers it when out of controller ids).
-    // A queue that must authenticate counts only once it did (auth_cmd.cpp).
     QueueTicket ticket;
-    if (secrets ? !q.target().admission().queue_room(hostnqn, q.transport().peer_name())
-                : !(ticket = q.target().admission().take_queue(hostnqn, q.transport().peer_name()))) {
+    if (!admit_queue(q, hostnqn, secrets != nullptr, ticket)) {
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY, true);
         return;
     }
@@ -125,11 +133,9 @@ void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &da
     if (!ctrl->ready()) return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
     if (cmd.qid > ctrl->io_queues()) return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
     // Over the host's queue limit: Invalid Parameters on the QID (with DNR, as every Connect
-    // failure here), as for a QID above the queues granted: this queue cannot exist now. A queue
-    // that must authenticate counts only once it did (auth_cmd.cpp).
+    // failure here), as for a QID above the queues granted: this queue cannot exist now.
     QueueTicket ticket;
-    if (ctrl->auth() ? !q.target().admission().queue_room(hostnqn, q.transport().peer_name())
-                     : !(ticket = q.target().admission().take_queue(hostnqn, q.transport().peer_name())))
+    if (!admit_queue(q, hostnqn, ctrl->auth() != nullptr, ticket))
         return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
     if (!ctrl->claim_qid(cmd.qid)) {
         skiff::log::get("nvmeof")->warn("connect from {}: queue {} of controller {} already exists",
