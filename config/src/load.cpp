@@ -95,6 +95,14 @@ void read_hostile_client_limits(JsonReader &r, const json &t, const std::string 
         s.max_connections_per_host = uint32_t(*v);
     if (auto v = r.integer(t, p, "max_queues_per_host", 0, kMaxCount, false))
         s.max_queues_per_host = uint32_t(*v);
+    if (auto v = r.integer(t, p, "auth_timeout_ms", 0, 3600000, false)) {
+        // Checked on the poll groups' 100 ms clock, like the stall timeout.
+        if (*v != 0 && *v < 100)
+            r.error(join(p, "auth_timeout_ms"),
+                    "expected 0 (off) or 100..3600000 milliseconds, got " + quote(t["auth_timeout_ms"]));
+        else
+            s.auth_timeout_ms = uint32_t(*v);
+    }
 }
 
 // Reads this large and larger are sent from a RAM namespace's memory.
@@ -136,7 +144,7 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
                       {"trtype", "max_queue_depth", "max_admin_queue_depth", "max_io_queues",
                        "in_capsule_data_size", "max_io_size", "discovery_kato_ms", "srq_depth",
                        "stall_timeout_ms", "max_connections", "max_connections_per_host",
-                       "max_queues_per_host", "zero_copy_read_min"}))
+                       "max_queues_per_host", "auth_timeout_ms", "zero_copy_read_min"}))
             continue;
         TransportSettings s;
         if (!t.contains("trtype")) r.error(join(p, "trtype"), "missing; expected \"tcp\" or \"rdma\"");
@@ -362,7 +370,8 @@ void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &o
 
 std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
                                             bool discovery) {
-    std::vector<const char *> keys = {"trtype", "addr", "port", "secure_channel"};
+    std::vector<const char *> keys = {"trtype", "addr", "port", "secure_channel",
+                                      "allow_plaintext_psk_hosts"};
     if (!discovery) {
         keys.push_back("subsystems");
         keys.push_back("ana");
@@ -388,6 +397,14 @@ std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const 
             r.error(join(p, "secure_channel"),
                     "TLS is an NVMe/TCP secure channel; this listener is " + l.trtype);
         l.secure_channel = *v;
+    }
+    if (auto v = r.boolean(j, p, "allow_plaintext_psk_hosts")) {
+        if (l.secure_channel != "optional")
+            r.error(join(p, "allow_plaintext_psk_hosts"),
+                    "only means something with \"secure_channel\": \"optional\" (this listener's is \"" +
+                        l.secure_channel + "\")");
+        else
+            l.allow_plaintext_psk_hosts = *v;
     }
     return l;
 }
@@ -517,7 +534,7 @@ void cross_check(JsonReader &r, const Config &c) {
             a.max_io_size != b.max_io_size || a.discovery_kato_ms != b.discovery_kato_ms ||
             a.stall_timeout_ms != b.stall_timeout_ms || a.max_connections != b.max_connections ||
             a.max_connections_per_host != b.max_connections_per_host ||
-            a.max_queues_per_host != b.max_queues_per_host)
+            a.max_queues_per_host != b.max_queues_per_host || a.auth_timeout_ms != b.auth_timeout_ms)
             r.error(
                 index("transports", i),
                 "expected the same limits as transports[0] (the target applies one set of limits to every "

@@ -17,6 +17,7 @@ json listener_json(const ListenerConfig &l) {
         j["ana"].push_back(e);
     }
     if (l.secure_channel != "none") j["secure_channel"] = l.secure_channel;
+    if (l.allow_plaintext_psk_hosts) j["allow_plaintext_psk_hosts"] = true;
     return j;
 }
 
@@ -47,6 +48,7 @@ json to_json(const Config &c) {
         if (t.max_connections) saved["max_connections"] = t.max_connections;
         if (t.max_connections_per_host) saved["max_connections_per_host"] = t.max_connections_per_host;
         if (t.max_queues_per_host) saved["max_queues_per_host"] = t.max_queues_per_host;
+        if (t.auth_timeout_ms != defaults.auth_timeout_ms) saved["auth_timeout_ms"] = t.auth_timeout_ms;
         if (t.trtype == "tcp" && t.zero_copy_read_min != defaults.zero_copy_read_min)
             saved["zero_copy_read_min"] = format_size(t.zero_copy_read_min);
     }

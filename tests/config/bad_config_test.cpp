@@ -237,7 +237,8 @@ const std::vector<BadCase> kCases = {
      {"listeners[0].ana[0].subsystem: no subsystem named \"nqn.2026-11.io.skiff:zz\""}},
     {"ANA states on the discovery listener",
      [](json &j) { j["discovery"]["ana"] = json::array(); },
-     {"discovery.ana: unknown key; expected one of trtype, addr, port, secure_channel"}},
+     {"discovery.ana: unknown key; expected one of trtype, addr, port, secure_channel, "
+      "allow_plaintext_psk_hosts"}},
     {"referral to a host name",
      [](json &j) {
          j["referrals"] = {{{"addr", "gateway2"}, {"port", 8009}}};
@@ -320,6 +321,30 @@ const std::vector<BadCase> kCases = {
          j["transports"] = {{{"trtype", "tcp"}, {"stall_timeout_ms", 50}}};
      },
      {"transports[0].stall_timeout_ms: expected 0 (off) or 100..3600000 milliseconds, got 50"}},
+    {"authentication timeout shorter than the poll groups' clock",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"auth_timeout_ms", 20}}};
+     },
+     {"transports[0].auth_timeout_ms: expected 0 (off) or 100..3600000 milliseconds, got 20"}},
+    {"transports with different authentication timeouts",
+     [](json &j) {
+         j["transports"] = {{{"trtype", "tcp"}, {"auth_timeout_ms", 5000}}, {{"trtype", "rdma"}}};
+     },
+     {"transports[1]: expected the same limits as transports[0] (the target applies one set of limits to "
+      "every transport)"}},
+    {"plaintext PSK hosts on a listener without optional TLS",
+     [](json &j) {
+         j["listeners"][0]["secure_channel"] = "required";
+         j["listeners"][0]["allow_plaintext_psk_hosts"] = true;
+     },
+     {"listeners[0].allow_plaintext_psk_hosts: only means something with \"secure_channel\": \"optional\" "
+      "(this listener's is \"required\")"}},
+    {"plaintext PSK hosts not a boolean",
+     [](json &j) {
+         j["listeners"][0]["secure_channel"] = "optional";
+         j["listeners"][0]["allow_plaintext_psk_hosts"] = "yes";
+     },
+     {"listeners[0].allow_plaintext_psk_hosts: expected true or false, got \"yes\""}},
     {"connection limit not a count",
      [](json &j) {
          j["transports"] = {{{"trtype", "tcp"}, {"max_connections", -1}, {"max_queues_per_host", "many"}}};

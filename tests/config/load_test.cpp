@@ -210,6 +210,33 @@ TEST(Load, SaveLoadsBackToTheSameConfiguration) {
     }
 }
 
+// The admission settings (nvmeof/TARGET.md, "Admission and policy"): secure defaults, and what
+// is set is saved and loads back.
+TEST(Load, AdmissionSettingsDefaultSecureAndSaveBack) {
+    json doc = to_json(default_config());
+    LoadResult defaults = parse_config(doc);
+    ASSERT_TRUE(defaults.ok()) << defaults.error_text();
+    EXPECT_EQ(defaults.config->transport().auth_timeout_ms, 10000u);
+    doc["transports"] = {{{"trtype", "tcp"}, {"auth_timeout_ms", 250}}};
+    doc["listeners"][0]["secure_channel"] = "optional";
+    doc["listeners"][0]["allow_plaintext_psk_hosts"] = true;
+    LoadResult set = parse_config(doc);
+    ASSERT_TRUE(set.ok()) << set.error_text();
+    EXPECT_EQ(set.config->transport().auth_timeout_ms, 250u);
+    EXPECT_TRUE(set.config->listeners[0].allow_plaintext_psk_hosts);
+    json saved = to_json(*set.config);
+    EXPECT_EQ(saved["transports"][0]["auth_timeout_ms"], 250);
+    EXPECT_EQ(saved["listeners"][0]["allow_plaintext_psk_hosts"], true);
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->listeners == set.config->listeners);
+    EXPECT_TRUE(again.config->transport() == set.config->transport());
+    doc["listeners"][0].erase("allow_plaintext_psk_hosts");
+    LoadResult secure = parse_config(doc);
+    ASSERT_TRUE(secure.ok()) << secure.error_text();
+    EXPECT_FALSE(secure.config->listeners[0].allow_plaintext_psk_hosts);
+}
+
 TEST(Load, DefaultConfigIsValid) {
     LoadResult r = parse_config(to_json(default_config()));
     ASSERT_TRUE(r.ok()) << r.error_text();

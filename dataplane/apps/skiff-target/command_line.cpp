@@ -139,6 +139,9 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--stall-timeout-ms", o.stall_timeout_ms,
                    "close a connection that has not completed Connect, or stopped in the middle of a PDU,\n"
                    "after this many milliseconds of silence (100..3600000; 0: never; default 10000)");
+    app.add_option("--auth-timeout-ms", o.auth_timeout_ms,
+                   "close a queue whose host must authenticate (DH-HMAC-CHAP) and has not this many\n"
+                   "milliseconds after its Connect (100..3600000; 0: never; default 10000)");
     app.add_option("--max-connections", o.max_connections,
                    "connections at once on all listeners; more are closed right after accept (0: no limit)");
     app.add_option("--max-connections-per-host", o.max_connections_per_host,
@@ -264,6 +267,10 @@ Status apply_limit_options(const Options &o, config::Config &c) {
                                      (o.stall_timeout_ms > 0 && o.stall_timeout_ms < 100)))
         return fail("--stall-timeout-ms " + std::to_string(o.stall_timeout_ms) +
                     ": use 0 (off) or 100..3600000");
+    if (o.auth_timeout_ms != -1 && (o.auth_timeout_ms < 0 || o.auth_timeout_ms > 3600000 ||
+                                    (o.auth_timeout_ms > 0 && o.auth_timeout_ms < 100)))
+        return fail("--auth-timeout-ms " + std::to_string(o.auth_timeout_ms) +
+                    ": use 0 (off) or 100..3600000");
     const std::pair<const char *, int64_t> counts[] = {
         {"--max-connections", o.max_connections},
         {"--max-connections-per-host", o.max_connections_per_host},
@@ -278,8 +285,8 @@ Status apply_limit_options(const Options &o, config::Config &c) {
             return fail("--zero-copy-read-min \"" + o.zero_copy_read_min +
                         "\": use 0 (always copy) or a size of 4KiB..8MiB such as 32KiB");
     }
-    bool any = o.stall_timeout_ms != -1 || o.max_connections != -1 || o.max_connections_per_host != -1 ||
-               o.max_queues_per_host != -1 || zero_copy;
+    bool any = o.stall_timeout_ms != -1 || o.auth_timeout_ms != -1 || o.max_connections != -1 ||
+               o.max_connections_per_host != -1 || o.max_queues_per_host != -1 || zero_copy;
     if (!any) return Status::success();
     if (c.transports.empty()) c.transports.push_back({});
     if (zero_copy && std::none_of(c.transports.begin(), c.transports.end(),
@@ -291,6 +298,7 @@ Status apply_limit_options(const Options &o, config::Config &c) {
     }
     for (auto &t : c.transports) {
         if (o.stall_timeout_ms != -1) t.stall_timeout_ms = uint32_t(o.stall_timeout_ms);
+        if (o.auth_timeout_ms != -1) t.auth_timeout_ms = uint32_t(o.auth_timeout_ms);
         if (o.max_connections != -1) t.max_connections = uint32_t(o.max_connections);
         if (o.max_connections_per_host != -1)
             t.max_connections_per_host = uint32_t(o.max_connections_per_host);

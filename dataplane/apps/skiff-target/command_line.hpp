@@ -42,6 +42,7 @@ struct Options {
     // Hostile clients; -1: not given (the file's value, else the default). Apply with a
     // configuration file too, to every transports[] entry.
     int64_t stall_timeout_ms = -1;
+    int64_t auth_timeout_ms = -1;
     int64_t max_connections = -1;
     int64_t max_connections_per_host = -1;
     int64_t max_queues_per_host = -1;

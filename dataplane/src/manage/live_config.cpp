@@ -27,6 +27,7 @@ nvmeof::target::Limits limits_from(const config::TransportSettings &t) {
     l.max_connections = t.max_connections;
     l.max_connections_per_host = t.max_connections_per_host;
     l.max_queues_per_host = t.max_queues_per_host;
+    l.auth_timeout_ms = t.auth_timeout_ms;
     return l;
 }
 
@@ -40,6 +41,7 @@ nvmeof::transport::ListenAddress listen_address(const config::ListenerConfig &l)
     nvmeof::transport::ListenAddress a{l.addr, l.port, l.trtype};
     a.secure_channel =
         nvmeof::target::parse_secure_channel(l.secure_channel).value_or(tgt::SecureChannel::kNone);
+    a.allow_plaintext_psk_hosts = l.allow_plaintext_psk_hosts;
     return a;
 }
 
@@ -77,12 +79,16 @@ std::string needs_restart(const Config &cur, const Config &next) {
         return "target.management_socket: moving the management socket needs a restart";
     for (auto &n : next.listeners)
         for (auto &c : cur.listeners)
-            if (listener_key(n) == listener_key(c) && n.secure_channel != c.secure_channel)
+            if (listener_key(n) == listener_key(c) &&
+                (n.secure_channel != c.secure_channel ||
+                 n.allow_plaintext_psk_hosts != c.allow_plaintext_psk_hosts))
                 return "listener " + listener_key(n) +
-                       ": secure_channel is fixed while the listener exists; remove it and add it again";
+                       ": secure_channel and allow_plaintext_psk_hosts are fixed while the listener exists; "
+                       "remove it and add it again";
     if (!(cur.transport() == next.transport()))
         return "transports: every transport setting (queue depths, in-capsule data, I/O size, shared receive "
-               "queue, zero-copy reads, stall timeout, connection limits) needs a restart";
+               "queue, zero-copy reads, stall and authentication timeouts, connection limits) needs a "
+               "restart";
     for (size_t i = 0; i < next.subsystems.size(); ++i) {
         const auto &n = next.subsystems[i];
         const auto *c = cur.find_subsystem(n.nqn);
@@ -319,6 +325,9 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
                 done.push_back("allowed host " + h + " on " + s.nqn);
             }
     }
+    // A host that lost its access loses its controllers now, not at its next reconnect.
+    if (size_t n = target_.enforce_host_access())
+        done.push_back("tore down " + std::to_string(n) + " controller(s) of hosts no longer allowed");
     for (auto &subsys : subsys_add) {
         (void)target_.add_subsystem(subsys); // validated: the NQN is well formed and new
         done.push_back("added subsystem " + subsys->nqn());
@@ -509,7 +518,8 @@ json LiveConfig::connections_json() const {
              {{"max_connections", l.max_connections},
               {"max_connections_per_host", l.max_connections_per_host},
               {"max_queues_per_host", l.max_queues_per_host},
-              {"stall_timeout_ms", l.stall_timeout_ms}}}};
+              {"stall_timeout_ms", l.stall_timeout_ms},
+              {"auth_timeout_ms", l.auth_timeout_ms}}}};
 }
 
 std::shared_ptr<tgt::BlockDevice> LiveConfig::device(const std::string &name) const {

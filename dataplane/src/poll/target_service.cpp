@@ -42,6 +42,7 @@ TargetService::open_listener(const ListenAddress &addr, bool discovery_only,
     port.discovery_only = discovery_only;
     port.subsystems = std::move(subsystems);
     port.secure_channel = addr.secure_channel;
+    port.allow_plaintext_psk_hosts = addr.allow_plaintext_psk_hosts;
     port = target_.add_port(port);
     {
         std::lock_guard lock(listeners_mu_);

@@ -33,6 +33,22 @@ void ConnectionTicket::reset() {
     owner_ = nullptr;
 }
 
+QueueTicket &QueueTicket::operator=(QueueTicket &&o) noexcept {
+    if (this != &o) {
+        reset();
+        owner_ = o.owner_;
+        hostnqn_ = std::move(o.hostnqn_);
+        o.owner_ = nullptr;
+    }
+    return *this;
+}
+
+void QueueTicket::reset() {
+    if (!owner_) return;
+    owner_->release_queue(hostnqn_);
+    owner_ = nullptr;
+}
+
 std::string Admission::host_of(const std::string &peer) {
     if (!peer.empty() && peer.front() == '[') {
         auto end = peer.find(']');
@@ -89,20 +105,28 @@ void Admission::log_refusal(const char *reason, const std::string &peer, uint32_
     refusals_unlogged_ = 0;
 }
 
-bool Admission::take_queue(const std::string &hostnqn, const char *peer) {
+bool Admission::has_queue_room(const std::string &hostnqn, const char *peer) {
+    auto it = queues_.find(hostnqn);
+    uint64_t mine = it == queues_.end() ? 0 : it->second;
+    if (!limits_.max_queues_per_host || mine < limits_.max_queues_per_host) return true;
+    ++refused_queues_;
+    skiff::log::get("nvmeof")->warn("connect from {} refused: host {} already has {} queue(s), the "
+                                    "limit (max_queues_per_host)",
+                                    peer, hostnqn.empty() ? "(empty host NQN)" : hostnqn,
+                                    limits_.max_queues_per_host);
+    return false;
+}
+
+QueueTicket Admission::take_queue(const std::string &hostnqn, const char *peer) {
     std::lock_guard lock(mu_);
-    uint64_t &mine = queues_[hostnqn];
-    if (limits_.max_queues_per_host && mine >= limits_.max_queues_per_host) {
-        ++refused_queues_;
-        if (mine == 0) queues_.erase(hostnqn);
-        skiff::log::get("nvmeof")->warn("connect from {} refused: host {} already has {} queue(s), the "
-                                        "limit (max_queues_per_host)",
-                                        peer, hostnqn.empty() ? "(empty host NQN)" : hostnqn,
-                                        limits_.max_queues_per_host);
-        return false;
-    }
-    ++mine;
-    return true;
+    if (!has_queue_room(hostnqn, peer)) return {};
+    ++queues_[hostnqn];
+    return QueueTicket(this, hostnqn);
+}
+
+bool Admission::queue_room(const std::string &hostnqn, const char *peer) {
+    std::lock_guard lock(mu_);
+    return has_queue_room(hostnqn, peer);
 }
 
 void Admission::release_queue(const std::string &hostnqn) {

@@ -1,6 +1,7 @@
 // Fabrics Authentication Send (05h) and Receive (06h): carry the DH-HMAC-CHAP messages of one
-// queue to its AuthSession, mark the queue authenticated, and close only this queue when the
-// authentication fails (after the response, so the host reads AUTH_Failure1).
+// queue to its AuthSession, mark the queue authenticated (and count it against its host's queue
+// limit from then on), and close only this queue when the authentication fails (after the
+// response, so the host reads AUTH_Failure1) or does not finish in time (auth_timeout_ms).
 #include "skiff/nvmeof/target/auth_session.hpp"
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
@@ -30,10 +31,23 @@ void log_outcome(const Queue &q, AuthSession::Verdict v, const AuthSession &s) {
                   s.failure_reason());
 }
 
+// The host proved its identity: only now does the queue count against that host's
+// max_queues_per_host (a re-authenticated queue already does). Over the limit the queue is
+// closed unauthenticated.
+void admit_authenticated(Queue &q) {
+    if (!q.holds_quota()) {
+        QueueTicket ticket =
+            q.target().admission().take_queue(q.controller()->hostnqn(), q.transport().peer_name());
+        if (!ticket) return q.request_disconnect("the host is at its queue limit (max_queues_per_host)");
+        q.hold_quota(std::move(ticket));
+    }
+    q.set_authenticated();
+}
+
 void apply(Request &req, AuthSession::Verdict v) {
     Queue &q = *req.queue;
     log_outcome(q, v, *q.auth_session());
-    if (v == AuthSession::Verdict::kAuthenticated) q.set_authenticated();
+    if (v == AuthSession::Verdict::kAuthenticated) admit_authenticated(q);
     if (v == AuthSession::Verdict::kClose) q.request_disconnect("authentication failed");
 }
 
@@ -71,6 +85,17 @@ bool parse_auth(Request &req, DataDir dir) {
 }
 
 } // namespace
+
+bool authentication_overdue(const Queue &q, uint64_t now_ms) {
+    if (q.authenticated() || q.auth_deadline_ms() == 0 || now_ms < q.auth_deadline_ms()) return false;
+    const Controller &c = *q.controller();
+    skiff::log::get("nvmeof")->warn(
+        "authentication timeout: {} host {} -> {} controller {} queue {} did not complete DH-HMAC-CHAP "
+        "within {} ms of its Connect (auth_timeout_ms); closing the queue",
+        q.transport().peer_name(), c.hostnqn(), c.subsystem().nqn(), c.cntlid(), q.qid(),
+        q.target().limits().auth_timeout_ms);
+    return true;
+}
 
 bool parse_auth_send(Request &req) {
     return parse_auth(req, DataDir::kHostToCtrl);

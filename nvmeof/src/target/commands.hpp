@@ -17,6 +17,9 @@ bool parse_io(Request &req);
 // Authentication Send / Receive (auth_cmd.cpp).
 bool parse_auth_send(Request &req);
 bool parse_auth_receive(Request &req);
+// True (and a warn log) when the queue has not authenticated by its deadline
+// (Limits::auth_timeout_ms after Connect): Queue::poll then closes it.
+bool authentication_overdue(const Queue &q, uint64_t now_ms);
 
 // Log pages (log_page.cpp), shared by the I/O and discovery admin parsers.
 bool parse_get_log_page(Request &req);

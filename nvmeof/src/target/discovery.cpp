@@ -1,6 +1,8 @@
 // The discovery log page: one entry per (subsystem, port) the connecting host may reach, the
 // current discovery subsystem on the port it came through, and one referral entry per other
-// target's discovery service (Target::referrals).
+// target's discovery service (Target::referrals). A discovery controller that did not
+// authenticate its host lists no subsystem for which that host has a DH-HMAC-CHAP secret: a
+// peer that only claims the host's NQN learns nothing the secret protects.
 #include "discovery.hpp"
 
 #include "commands.hpp"
@@ -46,6 +48,7 @@ void execute_discovery_log(Request &req) {
     Queue &q = *req.queue;
     Target &target = q.target();
     const std::string &hostnqn = q.controller()->hostnqn();
+    const bool authenticated = q.controller()->auth() != nullptr; // the queue serves only once it did
     uint64_t offset = req.cmd.cdw12 | (static_cast<uint64_t>(req.cmd.cdw13) << 32);
     PageWindow w(req.buf, offset, req.data_len);
 
@@ -57,7 +60,8 @@ void execute_discovery_log(Request &req) {
     for (const Port &port : target.ports()) {
         if (port.discovery_only) continue;
         for (const auto &subsys : target.subsystems())
-            if (port.lists(subsys->nqn()) && subsys->host_allowed(hostnqn))
+            if (port.lists(subsys->nqn()) && subsys->host_allowed(hostnqn) &&
+                (authenticated || !target.host_auth(hostnqn, subsys->nqn())))
                 add(make_entry(port, subsys->nqn(), NVME_NQN_NVME));
     }
     add(make_entry(q.port(), kDiscoveryNqn, NVME_NQN_CURR));

@@ -44,6 +44,28 @@ bool check_host_nqn(Request &req, const nvmf_connect_data &data, std::string &ho
     return true;
 }
 
+// A host with a TLS PSK must use TLS wherever TLS is offered: on a listener where it is optional,
+// a plaintext Connect claiming that host (for a subsystem its key covers; for discovery, any key
+// of the host) is refused, unless the listener sets allow_plaintext_psk_hosts.
+bool plaintext_psk_host(const Queue &q, const std::string &hostnqn, const Subsystem &subsys) {
+    const Port &port = q.port();
+    if (q.transport().tls_identity() || port.secure_channel != SecureChannel::kOptional ||
+        port.allow_plaintext_psk_hosts || hostnqn.empty())
+        return false;
+    const tls::PskStore &psks = q.target().tls_psks();
+    return subsys.is_discovery() ? psks.has_host(hostnqn) : psks.find(hostnqn, subsys.nqn()).has_value();
+}
+
+// The host's queue limit (max_queues_per_host). A queue that needs no authentication takes its
+// place now (into `ticket`); one that must authenticate only needs room: it takes its place once
+// it authenticated (auth_cmd.cpp), so a peer that merely claims the host NQN takes nothing.
+bool admit_queue(Queue &q, const std::string &hostnqn, bool must_authenticate, QueueTicket &ticket) {
+    Admission &admission = q.target().admission();
+    if (must_authenticate) return admission.queue_room(hostnqn, q.transport().peer_name());
+    ticket = admission.take_queue(hostnqn, q.transport().peer_name());
+    return static_cast<bool>(ticket);
+}
+
 void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &data,
                    const std::string &hostnqn, std::shared_ptr<Subsystem> subsys) {
     Queue &q = *req.queue;
@@ -61,21 +83,26 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
     if (subsys->is_discovery() && kato == 0) kato = q.target().limits().discovery_kato_ms;
     std::array<uint8_t, 16> hostid{};
     std::memcpy(hostid.data(), data.hostid, 16);
+    // Discovery asks a host for DH-HMAC-CHAP too when it has a secret for it, so a peer that only
+    // claims the host's NQN cannot read the host's discovery log (Target::discovery_auth).
+    auto secrets = subsys->is_discovery() ? q.target().discovery_auth(hostnqn)
+                                          : q.target().host_auth(hostnqn, subsys->nqn());
     // Over the host's queue limit no controller is made: Controller Busy, the status the
     // specification gives "no controller available" (nvmet answers it when out of controller ids).
-    if (!q.target().admission().take_queue(hostnqn, q.transport().peer_name())) {
+    QueueTicket ticket;
+    if (!admit_queue(q, hostnqn, secrets != nullptr, ticket)) {
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY, true);
         return;
     }
     auto ctrl = q.target().create_controller(subsys, hostnqn, hostid, kato, q.port().id,
                                              q.transport().max_transfer());
     if (!ctrl) {
-        q.target().admission().release_queue(hostnqn);
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_CTRL_BUSY);
         return;
     }
-    if (!subsys->is_discovery()) ctrl->set_auth(q.target().host_auth(hostnqn, subsys->nqn()));
+    ctrl->set_auth(std::move(secrets));
     q.bind(ctrl, 0, cmd.sqsize, cmd.cattr & 0x04);
+    q.hold_quota(std::move(ticket));
     req.cqe.result = ctrl->cntlid() | (ctrl->auth() ? auth::kConnectAuthreqAtr : 0u);
     log->info("connect: {} host {} -> {} controller {} (admin queue, kato {} ms{})",
               q.transport().peer_name(), hostnqn, subsys->nqn(), ctrl->cntlid(), kato,
@@ -91,6 +118,14 @@ void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &da
         return fail_connect_param(req, true, offsetof(nvmf_connect_data, subsysnqn));
     if (ctrl->hostnqn() != hostnqn)
         return fail_connect_param(req, true, offsetof(nvmf_connect_data, hostnqn));
+    // A host taken off the subsystem's list keeps no way in: its controllers are being torn
+    // down (Target::enforce_host_access) and get no new queues meanwhile.
+    if (!subsys.host_allowed(hostnqn)) {
+        skiff::log::get("nvmeof")->warn("connect from {} rejected: host {} is no longer allowed on {} "
+                                        "(I/O queue of controller {})",
+                                        q.transport().peer_name(), hostnqn, subsys.nqn(), ctrl->cntlid());
+        return (void)req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST);
+    }
     if (std::memcmp(ctrl->hostid().data(), data.hostid, 16) != 0)
         return fail_connect_param(req, true, offsetof(nvmf_connect_data, hostid));
     if (cmd.sqsize == 0 || cmd.sqsize >= q.target().limits().max_queue_depth)
@@ -99,15 +134,16 @@ void connect_io(Request &req, const ConnectCmd &cmd, const nvmf_connect_data &da
     if (cmd.qid > ctrl->io_queues()) return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
     // Over the host's queue limit: Invalid Parameters on the QID (with DNR, as every Connect
     // failure here), as for a QID above the queues granted: this queue cannot exist now.
-    if (!q.target().admission().take_queue(hostnqn, q.transport().peer_name()))
+    QueueTicket ticket;
+    if (!admit_queue(q, hostnqn, ctrl->auth() != nullptr, ticket))
         return fail_connect_param(req, false, offsetof(ConnectCmd, qid));
     if (!ctrl->claim_qid(cmd.qid)) {
-        q.target().admission().release_queue(hostnqn);
         skiff::log::get("nvmeof")->warn("connect from {}: queue {} of controller {} already exists",
                                         q.transport().peer_name(), cmd.qid, ctrl->cntlid());
         return (void)req.fail(NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
     }
     q.bind(ctrl, cmd.qid, cmd.sqsize, cmd.cattr & 0x04);
+    q.hold_quota(std::move(ticket));
     req.cqe.result = ctrl->cntlid() | (ctrl->auth() ? auth::kConnectAuthreqAtr : 0u);
     skiff::log::get("nvmeof")->debug("connect: {} I/O queue {} (depth {}) of controller {}",
                                      q.transport().peer_name(), cmd.qid, cmd.sqsize + 1, ctrl->cntlid());
@@ -143,6 +179,14 @@ void execute_connect(Request &req) {
             "connect from {} rejected: host {} to {} over a TLS session whose PSK "
             "identity names host {} and subsystem {}",
             q.transport().peer_name(), hostnqn, subnqn, id->hostnqn, id->subnqn);
+        req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST);
+        return complete(req);
+    }
+    if (plaintext_psk_host(q, hostnqn, *subsys)) {
+        skiff::log::get("nvmeof")->warn(
+            "connect from {} rejected: host {} has a TLS PSK and must use TLS on this listener ({}:{}, "
+            "secure_channel optional); it connected in plaintext (allow_plaintext_psk_hosts is off)",
+            q.transport().peer_name(), hostnqn, q.port().traddr, q.port().trsvcid);
         req.fail(NVME_SCT_CMD_SPECIFIC, NVME_SC_CONNECT_INVALID_HOST);
         return complete(req);
     }

@@ -25,6 +25,8 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
     sqsize_ = sqsize;
     sqflow_disabled_ = sqflow_disabled;
     authenticated_ = !ctrl_->auth();
+    auth_deadline_ms_ =
+        authenticated_ || !target_.limits().auth_timeout_ms ? 0 : now_ms_ + target_.limits().auth_timeout_ms;
     ctrl_->touch(now_ms_);
     ctrl_->attach_queue(this);
 }
@@ -129,6 +131,7 @@ bool Queue::poll(uint64_t now_ms) {
     now_ms_ = now_ms;
     if (!ctrl_) return true;
     if (ctrl_->dead()) return false;
+    if (detail::authentication_overdue(*this, now_ms)) return false;
     if (qid_ != 0) return true;
     if (ctrl_->keep_alive_expired(now_ms)) {
         skiff::log::get("nvmeof")->warn("keep-alive timeout ({} ms) on controller {} (host {})",
@@ -175,7 +178,7 @@ void Queue::disconnect(const char *why) {
         ctrl_->release_qid(qid_);
     }
     ctrl_->detach_queue(this);
-    target_.admission().release_queue(ctrl_->hostnqn()); // taken at Connect (fabrics_cmd.cpp)
+    quota_.reset(); // taken at Connect (fabrics_cmd.cpp) or authentication (auth_cmd.cpp)
     ctrl_.reset();
     auth_.reset();
     fused_first = nullptr;

@@ -158,6 +158,17 @@ size_t Target::controller_count() const {
     return controllers_.size();
 }
 
+size_t Target::enforce_host_access() {
+    std::vector<std::shared_ptr<Controller>> doomed;
+    {
+        std::lock_guard lock(mu_);
+        for (auto &[id, ctrl] : controllers_)
+            if (!ctrl->dead() && !ctrl->subsystem().host_allowed(ctrl->hostnqn())) doomed.push_back(ctrl);
+    }
+    for (auto &ctrl : doomed) ctrl->kill("the host is no longer allowed on the subsystem");
+    return doomed.size();
+}
+
 std::vector<std::shared_ptr<Controller>> Target::controllers() const {
     std::lock_guard lock(mu_);
     std::vector<std::shared_ptr<Controller>> out;
@@ -176,6 +187,22 @@ std::shared_ptr<const HostAuth> Target::host_auth(const std::string &hostnqn,
     if (auto it = host_auth_.find({hostnqn, subnqn}); it != host_auth_.end()) return it->second;
     if (auto it = host_auth_.find({hostnqn, std::string()}); it != host_auth_.end()) return it->second;
     return nullptr;
+}
+
+std::shared_ptr<const HostAuth> Target::discovery_auth(const std::string &hostnqn) const {
+    std::lock_guard lock(mu_);
+    if (auto it = host_auth_.find({hostnqn, std::string(kDiscoveryNqn)}); it != host_auth_.end())
+        return it->second;
+    std::shared_ptr<const HostAuth> found;
+    for (auto it = host_auth_.lower_bound({hostnqn, std::string()});
+         it != host_auth_.end() && it->first.first == hostnqn; ++it) {
+        if (it->first.second.empty()) return it->second; // the general entry sorts first
+        if (!found)
+            found = it->second;
+        else if (!(found->host_key == it->second->host_key))
+            return nullptr; // which secret would the host bring? none is asked for
+    }
+    return found;
 }
 
 uint64_t Target::discovery_generation() const {

@@ -14,6 +14,12 @@ std::optional<ConfiguredPsk> PskStore::find(const std::string &hostnqn, const st
     return std::nullopt;
 }
 
+bool PskStore::has_host(const std::string &hostnqn) const {
+    std::lock_guard lock(mu_);
+    auto it = keys_.lower_bound({hostnqn, std::string()});
+    return it != keys_.end() && it->first.first == hostnqn;
+}
+
 size_t PskStore::size() const {
     std::lock_guard lock(mu_);
     return keys_.size();

@@ -56,6 +56,9 @@ struct TransportSettings {
     uint32_t max_connections = 0;
     uint32_t max_connections_per_host = 0;
     uint32_t max_queues_per_host = 0;
+    // A queue that must authenticate (DH-HMAC-CHAP) and has not this long after its Connect is
+    // closed (0: never).
+    uint32_t auth_timeout_ms = 10000;
 
     bool operator==(const TransportSettings &) const = default;
 };
@@ -135,6 +138,9 @@ struct ListenerConfig {
     std::vector<AnaStateConfig> ana;
     // NVMe/TCP secure channel: "none", "optional" (TLS or plain) or "required" (TLS only).
     std::string secure_channel = "none";
+    // With secure_channel "optional": whether hosts that have a tls_psk may connect in plaintext
+    // (default: no, they must use TLS).
+    bool allow_plaintext_psk_hosts = false;
 
     // The configured state of `group` of subsystem `nqn` through this listener.
     std::string ana_state(const std::string &nqn, uint32_t group) const;

@@ -4,8 +4,11 @@
 // Connect, teardown): one mutex, never taken per I/O.
 //
 // Connections are counted per peer address (the IP, before any NVMe identity is known); queues
-// per host NQN (known at Connect). A refused connection is logged at warn, at most once a second
-// per reason with the number refused meanwhile, so a flood cannot flood the log too.
+// per host NQN. A queue counts against its host only once the host proved who it is: at Connect
+// when the host needs no DH-HMAC-CHAP, when its authentication succeeds otherwise. A peer that
+// merely claims an NQN (and never authenticates) takes nothing from that host's quota. A refused
+// connection is logged at warn, at most once a second per reason with the number refused
+// meanwhile, so a flood cannot flood the log too.
 #pragma once
 
 #include "skiff/nvmeof/target/limits.hpp"
@@ -42,6 +45,28 @@ class ConnectionTicket {
     std::string host_;
 };
 
+// One queue's place in its host's count (max_queues_per_host); given back when the ticket is
+// destroyed or reset (the queue disconnects). Movable, not copyable; an empty ticket holds nothing.
+class QueueTicket {
+  public:
+    QueueTicket() = default;
+    QueueTicket(Admission *owner, std::string hostnqn) : owner_(owner), hostnqn_(std::move(hostnqn)) {}
+    QueueTicket(QueueTicket &&o) noexcept : owner_(o.owner_), hostnqn_(std::move(o.hostnqn_)) {
+        o.owner_ = nullptr;
+    }
+    QueueTicket &operator=(QueueTicket &&o) noexcept;
+    QueueTicket(const QueueTicket &) = delete;
+    QueueTicket &operator=(const QueueTicket &) = delete;
+    ~QueueTicket() { reset(); }
+
+    explicit operator bool() const { return owner_ != nullptr; }
+    void reset();
+
+  private:
+    Admission *owner_ = nullptr;
+    std::string hostnqn_;
+};
+
 class Admission {
   public:
     explicit Admission(const Limits &limits) : limits_(limits) {}
@@ -50,10 +75,13 @@ class Admission {
     // caller closes the connection; the refusal is already logged (rate-limited).
     ConnectionTicket admit_connection(const std::string &peer);
 
-    // A queue of `hostnqn` is being connected: false (and a warn log naming the host and the
-    // limit) when the host already has max_queues_per_host queues. release_queue undoes a take.
-    bool take_queue(const std::string &hostnqn, const char *peer);
-    void release_queue(const std::string &hostnqn);
+    // A queue of `hostnqn` is admitted (Connect without authentication, or authentication
+    // succeeded): its ticket, or an empty one (and a warn log naming the host and the limit) when
+    // the host already has max_queues_per_host queues.
+    QueueTicket take_queue(const std::string &hostnqn, const char *peer);
+    // Whether the host has room for one more queue, taking nothing: a Connect that must still
+    // authenticate is refused early when the host is already at its limit (logged as take_queue).
+    bool queue_room(const std::string &hostnqn, const char *peer);
 
     struct Counts {
         uint64_t connections = 0;
@@ -69,7 +97,11 @@ class Admission {
 
   private:
     friend class ConnectionTicket;
+    friend class QueueTicket;
     void release_connection(const std::string &host);
+    void release_queue(const std::string &hostnqn);
+    // Called with mu_ held: false (counted and logged) when the host is at its queue limit.
+    bool has_queue_room(const std::string &hostnqn, const char *peer);
     void log_refusal(const char *reason, const std::string &peer, uint32_t limit);
 
     const Limits limits_;

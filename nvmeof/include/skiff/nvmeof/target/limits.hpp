@@ -28,6 +28,10 @@ struct Limits {
     uint32_t max_connections = 0;
     uint32_t max_connections_per_host = 0;
     uint32_t max_queues_per_host = 0;
+    // A queue whose host must authenticate (DH-HMAC-CHAP) and has not succeeded this long after
+    // its Connect is closed, as nvmet does: an unauthenticated peer cannot hold a controller or
+    // a connection for ever. 0: no limit (not recommended).
+    uint32_t auth_timeout_ms = 10000;
 };
 
 // MDTS as Identify reports it: log2(max_transfer / 4096).

@@ -26,6 +26,10 @@ struct Port {
     std::optional<std::vector<std::string>> subsystems;
 
     SecureChannel secure_channel = SecureChannel::kNone; // tcp only
+    // With secure_channel optional: whether a host that has a TLS PSK may still connect in
+    // plaintext. Off by default, so a peer cannot dodge a host's PSK by claiming its NQN over a
+    // plain connection (fabrics_cmd.cpp).
+    bool allow_plaintext_psk_hosts = false;
 
     bool lists(const std::string &nqn) const;
 };

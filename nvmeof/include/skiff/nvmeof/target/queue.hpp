@@ -10,6 +10,7 @@
 // Asynchronous Event Request completes when an event fires).
 #pragma once
 
+#include "skiff/nvmeof/target/admission.hpp"
 #include "skiff/nvmeof/target/controller.hpp"
 #include "skiff/nvmeof/target/io_counters.hpp"
 #include "skiff/nvmeof/target/poll_context.hpp"
@@ -123,9 +124,16 @@ class Queue {
     const char *disconnect_reason() const { return disconnect_reason_; }
 
     // In-band authentication (auth_cmd.cpp): a queue whose controller has DH-HMAC-CHAP secrets
-    // starts unauthenticated and serves only Authentication Send/Receive until it succeeds.
+    // starts unauthenticated and serves only Authentication Send/Receive until it succeeds, or
+    // until Limits::auth_timeout_ms after its Connect, when poll() closes it.
     bool authenticated() const { return authenticated_; }
     void set_authenticated() { authenticated_ = true; }
+    // Monotonic ms by which the queue must have authenticated; 0: no deadline.
+    uint64_t auth_deadline_ms() const { return auth_deadline_ms_; }
+    // The queue's place in its host's max_queues_per_host count, taken once the host is known
+    // to be who it claims (admission.hpp); given back at disconnect.
+    void hold_quota(QueueTicket ticket) { quota_ = std::move(ticket); }
+    bool holds_quota() const { return static_cast<bool>(quota_); }
     AuthSession *auth_session() const { return auth_.get(); }
     // The session lives as long as the queue: it remembers the last transaction id and sequence
     // number, so a replayed re-authentication is refused.
@@ -151,6 +159,8 @@ class Queue {
     bool sqflow_disabled_ = false;
     bool disconnect_requested_ = false;
     bool authenticated_ = true;
+    uint64_t auth_deadline_ms_ = 0;
+    QueueTicket quota_;
     const char *disconnect_reason_ = "";
     std::unique_ptr<AuthSession> auth_;
     uint64_t now_ms_ = 0;

@@ -64,6 +64,10 @@ class Target {
     // Forgets a controller (its admin queue went away); its I/O queues close on their own.
     void remove_controller(uint16_t cntlid);
     size_t controller_count() const;
+    // Tears down at once every controller whose host its subsystem no longer allows (the host
+    // was taken off the list, or allow_any_host was turned off): their queues close within a
+    // poll period and new I/O queues are refused. Returns how many were torn down.
+    size_t enforce_host_access();
     std::vector<std::shared_ptr<Controller>> controllers() const;
 
     // DH-HMAC-CHAP secrets, keyed by (host NQN, subsystem NQN); an empty subsystem NQN applies
@@ -74,6 +78,11 @@ class Target {
     // The entry for this host on this subsystem (the specific one, else the host's general
     // one), or nullptr: the host connects without authentication.
     std::shared_ptr<const HostAuth> host_auth(const std::string &hostnqn, const std::string &subnqn) const;
+    // What a discovery controller asks of this host: its entry for the discovery NQN, else its
+    // general one, else, when all its per-subsystem entries share one host secret (as `nvme
+    // connect-all --dhchap-secret` uses one for discovery and every subsystem), the first of
+    // them. nullptr: plain discovery (the log then omits subsystems that need a secret).
+    std::shared_ptr<const HostAuth> discovery_auth(const std::string &hostnqn) const;
     // The hosts' TLS PSKs (NVMe/TCP secure channel), read at each TLS handshake.
     tls::PskStore &tls_psks() { return tls_psks_; }
     const tls::PskStore &tls_psks() const { return tls_psks_; }

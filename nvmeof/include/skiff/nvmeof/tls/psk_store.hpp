@@ -22,6 +22,8 @@ class PskStore {
     void replace(Map keys);
     // The key for this host on this subsystem (the specific entry, else the host's general one).
     std::optional<ConfiguredPsk> find(const std::string &hostnqn, const std::string &subnqn) const;
+    // Whether the host has a key for any subsystem (or for all of them).
+    bool has_host(const std::string &hostnqn) const;
     size_t size() const;
 
   private:

@@ -21,6 +21,7 @@ struct ListenAddress {
     uint16_t port = 0;
     std::string trtype = "tcp"; // which transport serves it: "tcp" or "rdma"
     target::SecureChannel secure_channel = target::SecureChannel::kNone; // tcp: TLS none/optional/required
+    bool allow_plaintext_psk_hosts = false; // optional TLS: hosts with a PSK may skip it (Port)
 
     std::string str() const { return host + ":" + std::to_string(port); }
 };
