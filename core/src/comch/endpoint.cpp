@@ -304,9 +304,18 @@ int64_t Endpoint::recv_frame(doca_comch_connection *conn, FrameHeader &header) {
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
     ssize_t n;
-    do {
+    bool reset_seen = false;
+    for (;;) {
         n = ::recvmsg(conn->fd, &msg, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
+        if (n >= 0 || errno == EINTR) {
+            if (n >= 0) break;
+            continue;
+        }
+        // A peer that closed with frames of ours unread reports ECONNRESET once, ahead of the frames
+        // it sent before closing (a server's refuse frame): read on, they are still there.
+        if (errno != ECONNRESET || reset_seen) break;
+        reset_seen = true;
+    }
     if (n == 0) return kBroken; // end of stream: the peer closed its socket (or its process died)
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? kNothing : kBroken;
     take_received_fds(msg);

@@ -93,6 +93,7 @@ doca_error_t doca_comch_server::open_transport() {
         ::unlink(path_.c_str()); // left over by a server that died
         bound = bind_now();
     }
+    bound_ = bound;
     if (!bound || ::listen(listen_fd_, 64) != 0) {
         logger().error("comch server '{}': cannot listen on {}: {}", name(), path_, std::strerror(errno));
         return DOCA_ERROR_OPERATING_SYSTEM;
@@ -106,8 +107,10 @@ doca_error_t doca_comch_server::open_transport() {
 void doca_comch_server::close_transport() {
     if (listen_fd_ >= 0) {
         ::close(listen_fd_);
-        ::unlink(path_.c_str());
+        // Only our own socket file: after IN_USE the one there is another server's.
+        if (bound_) ::unlink(path_.c_str());
         listen_fd_ = -1;
+        bound_ = false;
     }
     if (!conns_) return;
     // Our own stop: clients see the server go away; no disconnection events on this side.
@@ -173,6 +176,11 @@ void doca_comch_server::refuse(int fd, skiff::core::comch::RefuseReason reason) 
     frame.type = FrameType::refuse;
     frame.reason = static_cast<uint8_t>(reason);
     send_frame(fd, frame, nullptr, 0);
+    // What the client sent already (its hello) is read and dropped: closing with unread frames
+    // would make its next read fail with ECONNRESET before it sees the refuse frame.
+    char discard[sizeof(FrameHeader) + 64];
+    for (int i = 0; i < 4 && ::recv(fd, discard, sizeof discard, MSG_DONTWAIT | MSG_TRUNC) > 0; ++i) {
+    }
     ::close(fd);
 }
 

@@ -36,6 +36,7 @@ struct doca_comch_server final : skiff::core::comch::Endpoint {
     doca_dev_rep *rep_;
     std::string path_;
     int listen_fd_ = -1;
+    bool bound_ = false;                    // path_ is our socket (removed at stop)
     skiff::core::comch::PeerPolicy policy_; // read from the environment at start
     doca_comch_event_connection_status_changed_cb_t on_connect_ = nullptr;
     doca_comch_event_connection_status_changed_cb_t on_disconnect_ = nullptr;
