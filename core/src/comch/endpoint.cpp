@@ -303,19 +303,13 @@ int64_t Endpoint::recv_frame(doca_comch_connection *conn, FrameHeader &header) {
     msg.msg_iovlen = 1;
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
+    // A peer that closed with frames of ours unread reports ECONNRESET once, ahead of the frames it
+    // sent before closing (a server's refuse frame): read on, they are still there.
     ssize_t n;
-    bool reset_seen = false;
-    for (;;) {
+    int resets = 0;
+    do {
         n = ::recvmsg(conn->fd, &msg, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
-        if (n >= 0 || errno == EINTR) {
-            if (n >= 0) break;
-            continue;
-        }
-        // A peer that closed with frames of ours unread reports ECONNRESET once, ahead of the frames
-        // it sent before closing (a server's refuse frame): read on, they are still there.
-        if (errno != ECONNRESET || reset_seen) break;
-        reset_seen = true;
-    }
+    } while (n < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
     if (n == 0) return kBroken; // end of stream: the peer closed its socket (or its process died)
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? kNothing : kBroken;
     take_received_fds(msg);
