@@ -743,6 +743,31 @@ TEST_P(ComchLocalTrust, AClientSendsNothingToAServerOfAUserItDoesNotAdmit) {
     EXPECT_EQ(line.substr(line.find(" BYTES")), " BYTES 0") << line;
 }
 
+// Without another user: what the start checks in the directory and the peer list.
+TEST(ComchTrust, AnOpenDirectoryOfOursIsClosedASymlinkAndABadPeerListFailTheStart) {
+    ComchDir dir;
+    ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0); // as earlier versions made /tmp/skiff-comch
+    {
+        LocalEnd server(true, "trust-dir");
+        ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+        EXPECT_EQ(mode_of(dir.path()), "0770 uid " + std::to_string(::geteuid()));
+    }
+    {
+        skiff::test::ScopedEnv uids("SKIFF_COMCH_PEER_UIDS", "0, no such user");
+        LocalEnd server(true, "trust-dir");
+        EXPECT_EQ(doca_ctx_start(server.ctx_), DOCA_ERROR_INVALID_VALUE);
+        LocalEnd client(false, "trust-dir");
+        EXPECT_EQ(doca_ctx_start(client.ctx_), DOCA_ERROR_INVALID_VALUE);
+    }
+    // A symbolic link in its place (to a directory someone else controls) is refused.
+    const std::string link = dir.path() + "/link";
+    ASSERT_EQ(::mkdir((dir.path() + "/real").c_str(), 0700), 0);
+    ASSERT_EQ(::symlink((dir.path() + "/real").c_str(), link.c_str()), 0);
+    skiff::test::ScopedEnv env("SKIFF_COMCH_DIR", link);
+    LocalEnd server(true, "trust-dir");
+    EXPECT_EQ(doca_ctx_start(server.ctx_), DOCA_ERROR_NOT_PERMITTED);
+}
+
 INSTANTIATE_TEST_SUITE_P(Umask, ComchLocalTrust, ::testing::Values(mode_t{022}, mode_t{0}),
                          [](const auto &info) { return info.param == 0 ? "umask000" : "umask022"; });
 
