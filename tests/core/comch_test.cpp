@@ -6,11 +6,17 @@
 #include <doca_dev.h>
 #include <doca_pe.h>
 
+#include "../../core/src/mem/import_probe.hpp"
 #include "comch_peer_process.hpp"
+#include "local_attacker_process.hpp"
 #include "mmap_fixture.hpp"
+
+#include <doca_mmap.h>
+#include <skiff/core/comch_trust.hpp>
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 
@@ -296,6 +302,8 @@ TEST(Comch, ConfigurationIsIdleOnlyAndChecksItsLimits) {
     LocalEnd twin(true);
     EXPECT_EQ(doca_ctx_start(twin.ctx_), DOCA_ERROR_IN_USE);
     EXPECT_EQ(twin.state(), DOCA_CTX_STATE_IDLE);
+    // ... and the refused twin leaves the first one's socket in place.
+    EXPECT_EQ(::stat((dir.path() + "/0000%3A0b%3A00.0@skiff-test").c_str(), &st), 0);
 
     EXPECT_EQ(doca_ctx_stop(server.ctx_), DOCA_SUCCESS);
     EXPECT_NE(::stat((dir.path() + "/0000%3A0b%3A00.0@skiff-test").c_str(), &st), 0); // removed on stop
@@ -608,3 +616,265 @@ TEST(Comch, AClientSleepingOnItsNotificationHandleConnectsAndReceives) {
     EXPECT_EQ(client.ev.received[0], "hello sleeper");
     EXPECT_EQ(server.exit_normally(), 0);
 }
+
+// ---- the local trust model (core/src/comch/README.md, "Local trust"): a real process of another
+// user (tests/helpers/local_attacker as nobody) next to a channel of root's. Each test runs with
+// the umask of a careful start (022) and of a careless one (000): the directory and the socket
+// must come out closed either way.
+
+namespace {
+
+using skiff::test::LocalAttacker;
+
+std::string mode_of(const std::string &path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return "missing";
+    char text[32];
+    std::snprintf(text, sizeof text, "%04o uid %u", st.st_mode & 07777, st.st_uid);
+    return text;
+}
+
+// A parent folder for SKIFF_COMCH_DIR that the attacker may enter (0755) or, like /tmp, also
+// create in (1777); removed with everything in it.
+class TrustFolder {
+  public:
+    explicit TrustFolder(mode_t mode) {
+        char tmpl[] = "/tmp/skiff-trust-XXXXXX";
+        path_ = ::mkdtemp(tmpl);
+        ::chmod(path_.c_str(), mode);
+    }
+    ~TrustFolder() {
+        std::string cmd = "rm -rf " + path_;
+        (void)std::system(cmd.c_str());
+    }
+    std::string operator/(const std::string &name) const { return path_ + "/" + name; }
+
+  private:
+    std::string path_;
+};
+
+class ComchLocalTrust : public ::testing::TestWithParam<mode_t> {
+  protected:
+    void SetUp() override {
+        if (std::string why = skiff::test::why_no_attacker(); !why.empty()) GTEST_SKIP() << why;
+        old_umask_ = ::umask(GetParam());
+    }
+    void TearDown() override {
+        if (old_umask_ != kNoUmask) ::umask(old_umask_);
+    }
+    static constexpr mode_t kNoUmask = 07777;
+    mode_t old_umask_ = kNoUmask;
+};
+
+std::string socket_of(const std::string &dir, const char *name) {
+    return dir + "/0000%3A0b%3A00.0@" + name;
+}
+
+} // namespace
+
+TEST_P(ComchLocalTrust, AnotherUserCannotJoinEvenWhenTheDirectoryIsOpenedLater) {
+    TrustFolder folder(0755);
+    const std::string dir = folder / "comch"; // missing: the server makes it, under this umask
+    skiff::test::ScopedEnv env("SKIFF_COMCH_DIR", dir);
+    LocalEnd server(true, "trust-join");
+    ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+    EXPECT_EQ(mode_of(dir), "0700 uid 0");
+    EXPECT_EQ(mode_of(socket_of(dir, "trust-join")), "0600 uid 0");
+    {
+        LocalAttacker nobody({"join", "trust-join"});
+        EXPECT_EQ(nobody.next_line(10000, server.progressor()), "CANNOT_CONNECT EACCES");
+    }
+    // An administrator opens the directory and the socket to everyone: the server still admits
+    // only root and its own uid (SO_PEERCRED), before any handshake or message.
+    ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+    ASSERT_EQ(::chmod(socket_of(dir, "trust-join").c_str(), 0777), 0);
+    LocalAttacker nobody({"join", "trust-join"});
+    EXPECT_EQ(nobody.next_line(10000, server.progressor()), "REFUSED 3"); // RefuseReason::not_permitted
+    for (int i = 0; i < 100; ++i) server.progress();
+    EXPECT_TRUE(server.ev.log.empty()) << "the server reported a connection of nobody: " << server.ev.log[0];
+    EXPECT_TRUE(server.ev.received.empty());
+}
+
+TEST_P(ComchLocalTrust, AnotherUserCannotSquatAChannelName) {
+    TrustFolder folder(01777); // like /tmp: anyone may create the channel directory first
+    const std::string dir = folder / "comch";
+    skiff::test::ScopedEnv env("SKIFF_COMCH_DIR", dir);
+    {
+        // nobody makes the directory and binds the channel's name before the server starts.
+        LocalAttacker nobody({"squat", "trust-squat", "2"});
+        ASSERT_EQ(nobody.next_line(10000), "SQUATTING");
+        EXPECT_EQ(mode_of(dir), "0777 uid 65534");
+        LocalEnd server(true, "trust-squat");
+        EXPECT_EQ(doca_ctx_start(server.ctx_), DOCA_ERROR_NOT_PERMITTED) << "a server in nobody's directory";
+        LocalEnd client(false, "trust-squat");
+        EXPECT_EQ(doca_ctx_start(client.ctx_), DOCA_ERROR_NOT_PERMITTED) << "a client in nobody's directory";
+        EXPECT_EQ(nobody.next_line(10000), "CLIENTS 0 BYTES 0");
+    }
+    ASSERT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
+
+    // In the server's own directory the name cannot be taken: the directory is closed to others.
+    LocalEnd server(true, "trust-squat");
+    ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+    LocalAttacker nobody({"squat", "trust-squat-2", "1"});
+    EXPECT_EQ(nobody.next_line(10000), "CANNOT_BIND EACCES");
+}
+
+TEST_P(ComchLocalTrust, AClientSendsNothingToAServerOfAUserItDoesNotAdmit) {
+    // A directory shared with a group (root:nogroup 2770, an administrator's choice): a member may
+    // bind a name first. The client still checks who serves it (SO_PEERCRED) and says nothing.
+    TrustFolder folder(0755);
+    const std::string dir = folder / "comch";
+    ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+    ASSERT_EQ(::chown(dir.c_str(), 0, skiff::test::kNogroup), 0);
+    ASSERT_EQ(::chmod(dir.c_str(), 02770), 0);
+    skiff::test::ScopedEnv env("SKIFF_COMCH_DIR", dir);
+    LocalAttacker nobody({"squat", "trust-group", "2"});
+    ASSERT_EQ(nobody.next_line(10000), "SQUATTING");
+    LocalEnd client(false, "trust-group");
+    ASSERT_EQ(doca_ctx_start(client.ctx_), DOCA_ERROR_IN_PROGRESS);
+    EXPECT_EQ(nobody.next_line(10000, client.progressor()), "CLIENT 1"); // the client reached it
+    LocalEnd server(true, "trust-group");
+    EXPECT_EQ(doca_ctx_start(server.ctx_), DOCA_ERROR_IN_USE);
+    std::string line;
+    while ((line = nobody.next_line(10000, client.progressor())).rfind("CLIENT ", 0) == 0) {
+    }
+    EXPECT_EQ(client.state(), DOCA_CTX_STATE_STARTING) << "the client ran against nobody's socket";
+    EXPECT_EQ(line.substr(0, 8), "CLIENTS ");
+    EXPECT_EQ(line.substr(line.find(" BYTES")), " BYTES 0") << line;
+}
+
+// Without another user: what the start checks in the directory and the peer list.
+TEST(ComchTrust, AnOpenDirectoryOfOursIsClosedASymlinkAndABadPeerListFailTheStart) {
+    ComchDir dir;
+    ASSERT_EQ(::chmod(dir.path().c_str(), 01777), 0); // as earlier versions made /tmp/skiff-comch
+    {
+        LocalEnd server(true, "trust-dir");
+        ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+        EXPECT_EQ(mode_of(dir.path()), "0770 uid " + std::to_string(::geteuid()));
+    }
+    {
+        skiff::test::ScopedEnv uids("SKIFF_COMCH_PEER_UIDS", "0, no such user");
+        LocalEnd server(true, "trust-dir");
+        EXPECT_EQ(doca_ctx_start(server.ctx_), DOCA_ERROR_INVALID_VALUE);
+        LocalEnd client(false, "trust-dir");
+        EXPECT_EQ(doca_ctx_start(client.ctx_), DOCA_ERROR_INVALID_VALUE);
+    }
+    // A symbolic link in its place (to a directory someone else controls) is refused.
+    const std::string link = dir.path() + "/link";
+    ASSERT_EQ(::mkdir((dir.path() + "/real").c_str(), 0700), 0);
+    ASSERT_EQ(::symlink((dir.path() + "/real").c_str(), link.c_str()), 0);
+    skiff::test::ScopedEnv env("SKIFF_COMCH_DIR", link);
+    LocalEnd server(true, "trust-dir");
+    EXPECT_EQ(doca_ctx_start(server.ctx_), DOCA_ERROR_NOT_PERMITTED);
+}
+
+INSTANTIATE_TEST_SUITE_P(Umask, ComchLocalTrust, ::testing::Values(mode_t{022}, mode_t{0}),
+                         [](const auto &info) { return info.param == 0 ? "umask000" : "umask022"; });
+
+namespace {
+
+// An exporter of another user that the server admits (SKIFF_COMCH_PEER_UIDS names it), in a
+// channel directory shared with its group (root:nogroup 2750): the memory checks alone decide.
+class ComchCrossUserExport : public ComchLocalTrust {
+  protected:
+    void SetUp() override {
+        ComchLocalTrust::SetUp();
+        if (IsSkipped()) return;
+        dir_ = folder_ / "comch";
+        ASSERT_EQ(::mkdir(dir_.c_str(), 0700), 0);
+        ASSERT_EQ(::chown(dir_.c_str(), 0, skiff::test::kNogroup), 0);
+        ASSERT_EQ(::chmod(dir_.c_str(), 02750), 0);
+        env_dir_.emplace("SKIFF_COMCH_DIR", dir_);
+        env_uids_.emplace("SKIFF_COMCH_PEER_UIDS", std::to_string(skiff::test::kNobody));
+    }
+
+    // Starts the attacker with these serve-file arguments and waits for the descriptor it sends;
+    // the descriptor ("" when none came).
+    std::string receive_export(LocalEnd &server, LocalAttacker &nobody) {
+        EXPECT_EQ(nobody.next_line(10000, server.progressor()), "JOINED");
+        EXPECT_EQ(nobody.next_line(10000, server.progressor()), "SENT");
+        for (int i = 0; i < 20000 && server.ev.received.empty(); ++i) {
+            if (doca_pe_progress(server.pe_) == 0) ::usleep(100);
+        }
+        return server.ev.received.empty() ? "" : server.ev.received.back();
+    }
+
+    TrustFolder folder_{0755};
+    std::string dir_;
+    std::optional<skiff::test::ScopedEnv> env_dir_, env_uids_;
+};
+
+} // namespace
+
+TEST_P(ComchCrossUserExport, AFileTheUserCannotReadIsNeverImported) {
+    // root's secret: 0600, which nobody may not read; an O_PATH descriptor needs only the way to it.
+    const std::string secret = folder_ / "secret";
+    {
+        int fd = ::open(secret.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        ASSERT_GE(fd, 0);
+        std::string bytes(4096, 'S');
+        ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), 4096);
+        ::close(fd);
+    }
+    for (const char *how : {"files", "descriptor"}) {
+        SCOPED_TRACE(how);
+        LocalEnd server(true, "trust-file");
+        ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+        LocalAttacker nobody({"serve-file", "trust-file", secret, how});
+        std::string desc = receive_export(server, nobody);
+        ASSERT_EQ(desc.size(), 160u) << "no export descriptor from the attacker";
+        doca_mmap *m = nullptr;
+        doca_error_t r = doca_mmap_create_from_export(nullptr, desc.data(), desc.size(), server.dev_, &m);
+        if (r == DOCA_SUCCESS) {
+            void *addr = nullptr;
+            size_t len = 0;
+            doca_mmap_get_memrange(m, &addr, &len);
+            const void *view = skiff::core::mem::import_local_view(m, addr);
+            ADD_FAILURE() << "root imported a file nobody cannot read; its first byte here: "
+                          << (view != nullptr ? std::string(1, *static_cast<const char *>(view)) : "?");
+            doca_mmap_destroy(m);
+        }
+        EXPECT_EQ(r, DOCA_ERROR_NOT_PERMITTED);
+    }
+}
+
+TEST_P(ComchCrossUserExport, AMemfdExportOfAnAdmittedUserIsMappedThroughTheFilesItSent) {
+    LocalEnd server(true, "trust-memfd");
+    ASSERT_EQ(doca_ctx_start(server.ctx_), DOCA_SUCCESS);
+    LocalAttacker exporter({"serve-file", "trust-memfd", "-", "files"});
+    std::string desc = receive_export(server, exporter);
+    ASSERT_EQ(desc.size(), 160u);
+    doca_mmap *m = nullptr;
+    ASSERT_EQ(doca_mmap_create_from_export(nullptr, desc.data(), desc.size(), server.dev_, &m), DOCA_SUCCESS);
+    EXPECT_EQ(skiff::core::mem::import_path(m), skiff::core::mem::ImportPath::shared_mapping);
+    void *addr = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(doca_mmap_get_memrange(m, &addr, &len), DOCA_SUCCESS);
+    const auto *bytes = static_cast<const uint8_t *>(skiff::core::mem::import_local_view(m, addr));
+    ASSERT_NE(bytes, nullptr);
+    EXPECT_EQ(bytes[0], 0x5a);
+    EXPECT_EQ(bytes[len - 1], 0x5a);
+    EXPECT_EQ(doca_mmap_destroy(m), DOCA_SUCCESS);
+    // The descriptor names the peer itself; one naming another process (here: this one) does not
+    // pass for the peer's (the hostmem control channel ignores such an EXPORT).
+    ASSERT_EQ(server.ev.connected.size(), 1u);
+    doca_comch_connection *conn = server.ev.connected.back();
+    auto peer = skiff::core::comch::peer_credentials(conn);
+    ASSERT_TRUE(peer.ok());
+    EXPECT_EQ(peer->uid, skiff::test::kNobody);
+    EXPECT_TRUE(skiff::core::comch::check_export_from_peer(conn, desc.data(), desc.size()).ok());
+    std::string other = desc;
+    int32_t self = ::getpid();
+    std::memcpy(other.data() + 16, &self, sizeof self); // the exporter pid field (export_blob.cpp)
+    skiff::Status replayed = skiff::core::comch::check_export_from_peer(conn, other.data(), other.size());
+    ASSERT_FALSE(replayed.ok());
+    EXPECT_EQ(replayed.error().code, DOCA_ERROR_NOT_PERMITTED);
+    // Without its files the same descriptor would need /proc/<pid>/fd of another user: refused.
+    EXPECT_EQ(doca_ctx_stop(server.ctx_), DOCA_SUCCESS); // the connection and its files go
+    while (server.state() != DOCA_CTX_STATE_IDLE) server.progress();
+    EXPECT_EQ(doca_mmap_create_from_export(nullptr, desc.data(), desc.size(), server.dev_, &m),
+              DOCA_ERROR_NOT_PERMITTED);
+}
+
+INSTANTIATE_TEST_SUITE_P(Umask, ComchCrossUserExport, ::testing::Values(mode_t{022}, mode_t{0}),
+                         [](const auto &info) { return info.param == 0 ? "umask000" : "umask022"; });

@@ -42,11 +42,11 @@ class ExportTwoProcess : public ::testing::TestWithParam<const char *> {
         doca_mmap *m = nullptr;
         EXPECT_EQ(doca_mmap_create_from_export(nullptr, ex.desc.data(), ex.desc.size(), p0, &m),
                   DOCA_SUCCESS);
-        // The path taken is the one the exporter's memory allows.
+        // The path taken is the one the exporter's memory allows: only a memfd (or hugetlbfs) is
+        // mapped; a regular file mapped shared is reached like private memory.
         if (m != nullptr) {
-            auto expected = std::string(GetParam()) == "private"
-                                ? skiff::core::mem::ImportPath::proc_mem
-                                : skiff::core::mem::ImportPath::shared_mapping;
+            auto expected = std::string(GetParam()) == "memfd" ? skiff::core::mem::ImportPath::shared_mapping
+                                                               : skiff::core::mem::ImportPath::proc_mem;
             EXPECT_EQ(skiff::core::mem::import_path(m), expected);
         }
         return m;

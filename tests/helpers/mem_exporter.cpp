@@ -9,7 +9,8 @@
 // Usage: mem_exporter <size> <rw|ro> [private|memfd|file]. First output line:
 // "EXPORT <hex descriptor> <addr> <len>". The memory: private (heap, the default: the importer
 // uses /proc/<pid>/mem), memfd (MAP_SHARED of a memfd this process keeps open) or file (a
-// temporary file mapped MAP_SHARED, removed at exit): the last two get the shared-memory path.
+// temporary file mapped MAP_SHARED, removed at exit): a memfd gets the shared-memory path, a
+// regular file the /proc/<pid>/mem one (the importer maps only memfd and hugetlbfs files).
 #include <doca_dev.h>
 #include <doca_mmap.h>
 

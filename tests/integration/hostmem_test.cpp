@@ -5,6 +5,7 @@
 // read straight out of the process (/proc/<pid>/mem at the address its --test-region-file gives). Killing
 // skiff-host makes the namespace's I/O fail with ANA Inaccessible (SCT 3h / SC 02h, retryable) without
 // hanging the target; a new skiff-host on the same channel brings the namespace back, target untouched.
+#include "../core/local_attacker_process.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <cstdio>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -351,6 +353,41 @@ TEST_P(integration_hostmem, ManyCommandsInFlightCompareAndLongWriteZeroes) {
     std::vector<uint8_t> zeroed = host_bytes(9000 * kBlock, kBlock);
     ASSERT_EQ(zeroed.size(), kBlock);
     EXPECT_TRUE(std::all_of(zeroed.begin(), zeroed.end(), [](uint8_t b) { return b == 0; }));
+}
+
+// The local trust model (core/src/comch/README.md, "Local trust"): with the target (root) and
+// skiff-host started under umask 000, a local user (nobody, a real process through setpriv) can
+// neither join the control channel (so it cannot send an EXPORT that replaces skiff-host's) nor
+// bind a channel name first; the namespace keeps serving skiff-host's memory.
+TEST_P(integration_hostmem, AnUnprivilegedUserCannotJoinTheChannelNorSquatAName) {
+    if (std::string why = skiff::test::why_no_attacker(); !why.empty()) GTEST_SKIP() << why;
+    struct Umask {
+        mode_t old = ::umask(0);
+        ~Umask() { ::umask(old); }
+    } careless;
+    start_host();
+    start_hostmem_target();
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+    wait_accessible(*ctrl);
+    write_read_verify(*ctrl, 8, 8192, 11);
+
+    struct stat dir {};
+    ASSERT_EQ(::stat("/tmp/skiff-comch", &dir), 0);
+    EXPECT_EQ(dir.st_mode & 0007, 0u) << "the channel directory is open to every user";
+    {
+        skiff::test::LocalAttacker nobody({"join", channel_});
+        EXPECT_EQ(nobody.next_line(10000), "CANNOT_CONNECT EACCES");
+    }
+    {
+        skiff::test::LocalAttacker nobody({"squat", channel_ + "-squat", "1"});
+        EXPECT_EQ(nobody.next_line(10000), "CANNOT_BIND EACCES");
+    }
+    // skiff-host's export is still the one served.
+    std::vector<uint8_t> back(8192);
+    ASSERT_EQ(read_status(*ctrl, 8, back), 0);
+    EXPECT_TRUE(back == pattern(8192, 11));
+    EXPECT_EQ(ana_state(*ctrl), NVME_ANA_STATE_OPTIMIZED);
 }
 
 INSTANTIATE_TEST_SUITE_P(Memory, integration_hostmem, ::testing::Values("memfd", "anon"));

@@ -1,6 +1,9 @@
 #include "comch/client.hpp"
 
 #include "comch/limits.hpp"
+#include "comch/socket_path.hpp"
+
+#include <spdlog/fmt/fmt.h>
 
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -17,6 +20,22 @@ using skiff::core::comch::FrameType;
 using skiff::core::comch::logger;
 using State = doca_comch_connection::State;
 
+namespace {
+
+const char *refuse_reason(uint8_t reason) {
+    switch (static_cast<skiff::core::comch::RefuseReason>(reason)) {
+    case skiff::core::comch::RefuseReason::too_many_clients:
+        return "it has its maximum number of clients";
+    case skiff::core::comch::RefuseReason::not_permitted:
+        return "this process's uid may not connect: the server admits root, its own uid and "
+               "SKIFF_COMCH_PEER_UIDS";
+    default:
+        return "unknown handshake";
+    }
+}
+
+} // namespace
+
 doca_comch_client::doca_comch_client(doca_dev *dev, std::string name, std::string path)
     : Endpoint("comch_client", dev, std::move(name)), path_(std::move(path)) {
     conn_.client = this;
@@ -32,6 +51,19 @@ doca_error_t doca_comch_client::connection(doca_comch_connection **out) const {
 }
 
 doca_error_t doca_comch_client::open_transport() {
+    // The directory is checked as the server checks it: in one that another user owns or can
+    // write into, the socket may be theirs.
+    if (skiff::Status s = skiff::core::comch::ensure_socket_dir(); !s) {
+        logger().error("comch client '{}': {}", name(), s.error().message);
+        return s.error().code;
+    }
+    auto policy = skiff::core::comch::PeerPolicy::from_environment();
+    if (!policy) {
+        logger().error("comch client '{}': {}", name(), policy.error().message);
+        return policy.error().code;
+    }
+    policy_ = std::move(policy.value());
+    untrusted_logged_ = false;
     conn_.state = State::free;
     conn_.fd = -1;
     conn_.user_data = doca_data{};
@@ -88,10 +120,26 @@ bool doca_comch_client::try_connect() {
         }
         return false;
     }
+    // Whoever listens there must be a server of a user we admit: a socket bound first by someone
+    // else gets nothing from us, not even the hello.
+    auto server = skiff::core::comch::socket_peer(fd);
+    if (!server || !policy_.allows(server->uid)) {
+        if (!untrusted_logged_)
+            logger().error("comch client '{}': {} is served by {}, not a user this client admits ({}); not "
+                           "talking to it, retrying every {} ms",
+                           name(), path_,
+                           server ? fmt::format("pid {} running as uid {}", server->pid, server->uid)
+                                  : server.error().message,
+                           policy_.describe(), skiff::core::comch::kConnectRetryMs);
+        untrusted_logged_ = true;
+        ::close(fd);
+        return false;
+    }
     FrameHeader hello;
     hello.type = FrameType::hello;
     hello.max_msg_size = max_msg_size();
     conn_.fd = fd;
+    conn_.peer = server.value();
     conn_.state = State::handshaking;
     if (send_frame(fd, hello, nullptr, 0) != 0 || !watch(fd, &conn_)) drop_connection(&conn_);
     return true;
@@ -120,7 +168,7 @@ bool doca_comch_client::on_readable(doca_comch_connection *conn) {
             become_running();
         } else if (header.type == FrameType::refuse) {
             logger().error("comch client '{}': the server refused the connection ({})", name(),
-                           header.reason == 1 ? "it has its maximum number of clients" : "unknown handshake");
+                           refuse_reason(header.reason));
             drop_connection(&conn_);
             request_fatal_stop();
         }
@@ -129,7 +177,7 @@ bool doca_comch_client::on_readable(doca_comch_connection *conn) {
     if (header.type == FrameType::data)
         deliver_message(conn, static_cast<uint32_t>(len));
     else
-        deliver_consumer_event(conn, header);
+        deliver_control_frame(conn, header, static_cast<uint32_t>(len));
     return true;
 }
 

@@ -3,10 +3,12 @@
 // and the ctx becomes RUNNING once the server welcomed it. The retries are ticks of a timerfd in
 // the ctx's epoll set, so an application sleeping on the PE's notification handle retries too. A server that
 // goes away (stops, dies, disconnects us) stops the client ctx: in-flight sends fail, then IDLE; start again
-// to reconnect.
+// to reconnect. The directory is checked at start and the server's uid at each connection
+// (peer_policy.hpp): the client never sends to a socket someone else bound.
 #pragma once
 
 #include "comch/endpoint.hpp"
+#include "comch/peer_policy.hpp"
 
 struct doca_comch_client final : skiff::core::comch::Endpoint {
   public:
@@ -31,4 +33,6 @@ struct doca_comch_client final : skiff::core::comch::Endpoint {
     doca_comch_connection conn_;
     int retry_fd_ = -1; // timerfd: one tick per kConnectRetryMs while STARTING
     bool waiting_logged_ = false;
+    skiff::core::comch::PeerPolicy policy_; // who may be the server; read from the environment at start
+    bool untrusted_logged_ = false;
 };

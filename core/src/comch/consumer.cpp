@@ -1,6 +1,7 @@
 #include "comch/consumer.hpp"
 
 #include "comch/endpoint.hpp"
+#include "comch/runtime_dir.hpp"
 #include "comch/socket_path.hpp"
 #include "exec/progress_engine.hpp"
 #include "mem/buf.hpp"
@@ -101,6 +102,7 @@ doca_error_t doca_comch_consumer::on_start() {
         close_socket();
         return DOCA_ERROR_OPERATING_SYSTEM;
     }
+    comch::restrict_socket_file(path_, comch::socket_dir());
     // A datagram arriving wakes an application sleeping on the PE's notification handle.
     if (pe() != nullptr && pe()->watch(fd_) != DOCA_SUCCESS) {
         close_socket();

@@ -1,5 +1,6 @@
 #include "comch/endpoint.hpp"
 
+#include "comch/export_files.hpp"
 #include "exec/progress_engine.hpp"
 
 #include <skiff/core/log.hpp>
@@ -244,6 +245,17 @@ void Endpoint::deliver_message(doca_comch_connection *conn, uint32_t len) {
     recv_cb_(reinterpret_cast<doca_comch_event_msg_recv *>(this), payload(), len, conn);
 }
 
+void Endpoint::deliver_control_frame(doca_comch_connection *conn, const FrameHeader &header, uint32_t len) {
+    if (header.type == FrameType::export_files) {
+        // The files are the registry's now (or closed by it when refused).
+        file_export(*conn, payload(), len, received_fds_, received_fd_count_);
+        for (int &fd : received_fds_) fd = -1;
+        received_fd_count_ = 0;
+        return;
+    }
+    deliver_consumer_event(conn, header);
+}
+
 void Endpoint::deliver_consumer_event(doca_comch_connection *conn, const FrameHeader &header) {
     if (header.type != FrameType::consumer_new && header.type != FrameType::consumer_expired) {
         logger().warn("{} '{}': unexpected frame type {} ignored", type_name(), name_,
@@ -283,12 +295,24 @@ int Endpoint::send_frame(int fd, const FrameHeader &header, const void *payload,
 }
 
 int64_t Endpoint::recv_frame(doca_comch_connection *conn, FrameHeader &header) {
+    close_received_fds();
+    iovec iov{recv_buf_.data(), recv_buf_.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFrameFds)];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    // A peer that closed with frames of ours unread reports ECONNRESET once, ahead of the frames it
+    // sent before closing (a server's refuse frame): read on, they are still there.
     ssize_t n;
+    int resets = 0;
     do {
-        n = ::recv(conn->fd, recv_buf_.data(), recv_buf_.size(), MSG_DONTWAIT | MSG_TRUNC);
-    } while (n < 0 && errno == EINTR);
+        n = ::recvmsg(conn->fd, &msg, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+    } while (n < 0 && (errno == EINTR || (errno == ECONNRESET && resets++ == 0)));
     if (n == 0) return kBroken; // end of stream: the peer closed its socket (or its process died)
     if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? kNothing : kBroken;
+    take_received_fds(msg);
     if (static_cast<size_t>(n) < sizeof(FrameHeader) || static_cast<size_t>(n) > recv_buf_.size()) {
         logger().error(
             "{} '{}': malformed frame of {} bytes (frames carry at most {} message bytes); closing the "
@@ -301,10 +325,37 @@ int64_t Endpoint::recv_frame(doca_comch_connection *conn, FrameHeader &header) {
         logger().error("{} '{}': frame without the comch magic; closing the connection", type_name(), name_);
         return kBroken;
     }
+    // Only an export's files may come with a frame: descriptors on any other frame are closed now.
+    if (header.type != FrameType::export_files) close_received_fds();
     return n - static_cast<int64_t>(sizeof header);
 }
 
+// Keeps the descriptors of SCM_RIGHTS messages (the kernel closed any beyond the control buffer).
+void Endpoint::take_received_fds(const msghdr &msg) {
+    auto *m = const_cast<msghdr *>(&msg);
+    for (cmsghdr *c = CMSG_FIRSTHDR(m); c != nullptr; c = CMSG_NXTHDR(m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; ++i) {
+            int fd = -1;
+            std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+            if (received_fd_count_ < kMaxFrameFds)
+                received_fds_[received_fd_count_++] = fd;
+            else
+                ::close(fd);
+        }
+    }
+}
+
+void Endpoint::close_received_fds() {
+    for (int i = 0; i < received_fd_count_; ++i)
+        if (received_fds_[i] >= 0) ::close(received_fds_[i]);
+    for (int &fd : received_fds_) fd = -1;
+    received_fd_count_ = 0;
+}
+
 void Endpoint::drop_connection(doca_comch_connection *conn) {
+    forget_exports(*conn); // files it handed over and no import took yet
     if (conn->fd >= 0) {
         ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, conn->fd, nullptr);
         ::close(conn->fd);
@@ -354,6 +405,7 @@ void Endpoint::on_stop_requested() {
 }
 
 void Endpoint::on_stopped() {
+    close_received_fds();
     close_transport();
     close_epoll();
 }

@@ -11,6 +11,7 @@
 #include "exec/task.hpp"
 
 #include <doca_comch.h>
+#include <skiff/core/comch_trust.hpp>
 #include <skiff/core/log.hpp>
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 struct doca_dev;
+struct msghdr;
 struct doca_comch_server;
 struct doca_comch_client;
 
@@ -28,7 +30,8 @@ struct doca_comch_connection {
     doca_comch_client *client = nullptr;
     State state = State::free;
     int fd = -1;
-    uint32_t max_msg_size = 0; // the smaller of both ends' limits, known after the handshake
+    skiff::core::comch::PeerCredentials peer; // SO_PEERCRED of the other end, checked when it connected
+    uint32_t max_msg_size = 0;                // the smaller of both ends' limits, known after the handshake
     doca_data user_data{};
     uint64_t live[5]{};     // counters by doca_comch_counter, updated as frames pass
     uint64_t snapshot[5]{}; // as of doca_comch_connection_update_info
@@ -111,15 +114,19 @@ class Endpoint : public doca_ctx {
     uint8_t *payload() { return recv_buf_.data() + sizeof(FrameHeader); }
     // Hands a data frame to the receive callback.
     void deliver_message(doca_comch_connection *conn, uint32_t len);
-    // A consumer_new / consumer_expired frame: the new- or expired-consumer callback (other frame
-    // types are logged and ignored).
-    void deliver_consumer_event(doca_comch_connection *conn, const FrameHeader &header);
+    // A frame other than data on a connected connection: consumer_new / consumer_expired raise the
+    // new- or expired-consumer callback, export_files files the export's descriptors for an import
+    // (export_files.hpp); other types are logged and ignored.
+    void deliver_control_frame(doca_comch_connection *conn, const FrameHeader &header, uint32_t len);
     // Closes conn's socket, fails its queued sends with NOT_CONNECTED and frees the slot.
     void drop_connection(doca_comch_connection *conn);
     // Socket buffer sizes that hold recv_queue_size messages.
     void size_socket_buffers(int fd) const;
 
   private:
+    void deliver_consumer_event(doca_comch_connection *conn, const FrameHeader &header);
+    void take_received_fds(const msghdr &msg);
+    void close_received_fds();
     void close_epoll();
     void complete(doca_comch_task_send *task, doca_error_t status);
     bool flush_queued_sends();
@@ -135,6 +142,9 @@ class Endpoint : public doca_ctx {
     TypedTaskKind<doca_comch_task_send> send_kind_{"send"};
     int epoll_fd_ = -1;
     std::vector<uint8_t> recv_buf_;
+    // Descriptors that came with the last frame read (SCM_RIGHTS); only export_files keeps them.
+    int received_fds_[kMaxFrameFds] = {-1, -1, -1};
+    int received_fd_count_ = 0;
     // Finished sends waiting for delivery (a ring sized to the task pool) and sends waiting for
     // socket space (an intrusive FIFO, so a connection's messages keep their order).
     std::vector<doca_task *> done_;

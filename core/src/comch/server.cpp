@@ -1,5 +1,6 @@
 #include "comch/server.hpp"
 
+#include "comch/runtime_dir.hpp"
 #include "comch/socket_path.hpp"
 
 #include <sys/epoll.h>
@@ -66,6 +67,12 @@ doca_error_t doca_comch_server::open_transport() {
         logger().error("comch server '{}': {}", name(), s.error().message);
         return s.error().code;
     }
+    auto policy = skiff::core::comch::PeerPolicy::from_environment();
+    if (!policy) {
+        logger().error("comch server '{}': {}", name(), policy.error().message);
+        return policy.error().code;
+    }
+    policy_ = std::move(policy.value());
     conns_ = std::make_unique<doca_comch_connection[]>(kMaxClients);
     for (uint32_t i = 0; i < kMaxClients; ++i) conns_[i].server = this;
     listen_fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -86,20 +93,24 @@ doca_error_t doca_comch_server::open_transport() {
         ::unlink(path_.c_str()); // left over by a server that died
         bound = bind_now();
     }
+    bound_ = bound;
     if (!bound || ::listen(listen_fd_, 64) != 0) {
         logger().error("comch server '{}': cannot listen on {}: {}", name(), path_, std::strerror(errno));
         return DOCA_ERROR_OPERATING_SYSTEM;
     }
+    skiff::core::comch::restrict_socket_file(path_, skiff::core::comch::socket_dir());
     if (!watch(listen_fd_, nullptr)) return DOCA_ERROR_OPERATING_SYSTEM;
-    logger().info("comch server '{}' listening ({})", name(), path_);
+    logger().info("comch server '{}' listening ({}; clients of {})", name(), path_, policy_.describe());
     return DOCA_SUCCESS;
 }
 
 void doca_comch_server::close_transport() {
     if (listen_fd_ >= 0) {
         ::close(listen_fd_);
-        ::unlink(path_.c_str());
+        // Only our own socket file: after IN_USE the one there is another server's.
+        if (bound_) ::unlink(path_.c_str());
         listen_fd_ = -1;
+        bound_ = false;
     }
     if (!conns_) return;
     // Our own stop: clients see the server go away; no disconnection events on this side.
@@ -118,7 +129,7 @@ bool doca_comch_server::on_readable(doca_comch_connection *conn) {
     }
     if (conn->state == State::handshaking) return handshake(conn, header);
     if (header.type != FrameType::data) {
-        deliver_consumer_event(conn, header);
+        deliver_control_frame(conn, header, static_cast<uint32_t>(len));
         return true;
     }
     deliver_message(conn, static_cast<uint32_t>(len));
@@ -128,26 +139,49 @@ bool doca_comch_server::on_readable(doca_comch_connection *conn) {
 bool doca_comch_server::accept_one() {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return false;
+    auto peer = skiff::core::comch::socket_peer(fd);
+    if (!peer || !policy_.allows(peer->uid)) {
+        if (peer)
+            logger().warn(
+                "comch server '{}': refusing a client: pid {} runs as uid {}, which may not connect "
+                "(admitted: {}; SKIFF_COMCH_PEER_UIDS admits more)",
+                name(), peer->pid, peer->uid, policy_.describe());
+        else
+            logger().warn("comch server '{}': refusing a client: {}", name(), peer.error().message);
+        refuse(fd, skiff::core::comch::RefuseReason::not_permitted);
+        return true;
+    }
     doca_comch_connection *conn = free_slot();
     if (conn == nullptr) {
         logger().warn(
             "comch server '{}': refusing a client: already {} connected (doca_comch_cap_get_max_clients)",
             name(), kMaxClients);
-        FrameHeader refuse;
-        refuse.type = FrameType::refuse;
-        refuse.reason = static_cast<uint8_t>(skiff::core::comch::RefuseReason::too_many_clients);
-        send_frame(fd, refuse, nullptr, 0);
-        ::close(fd);
+        refuse(fd, skiff::core::comch::RefuseReason::too_many_clients);
         return true;
     }
     size_socket_buffers(fd);
     conn->fd = fd;
+    conn->peer = peer.value();
     conn->state = State::handshaking;
     conn->user_data = doca_data{};
     std::memset(conn->live, 0, sizeof conn->live);
     std::memset(conn->snapshot, 0, sizeof conn->snapshot);
     if (!watch(fd, conn)) drop_connection(conn);
     return true;
+}
+
+// Tells a client it is not accepted, then closes its socket.
+void doca_comch_server::refuse(int fd, skiff::core::comch::RefuseReason reason) {
+    FrameHeader frame;
+    frame.type = FrameType::refuse;
+    frame.reason = static_cast<uint8_t>(reason);
+    send_frame(fd, frame, nullptr, 0);
+    // What the client sent already (its hello) is read and dropped: closing with unread frames
+    // would make its next read fail with ECONNRESET before it sees the refuse frame.
+    char discard[sizeof(FrameHeader) + 64];
+    for (int i = 0; i < 4 && ::recv(fd, discard, sizeof discard, MSG_DONTWAIT | MSG_TRUNC) > 0; ++i) {
+    }
+    ::close(fd);
 }
 
 // The client's hello: answer welcome, then the connection is up for the application.

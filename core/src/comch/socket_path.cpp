@@ -1,8 +1,9 @@
 #include "comch/socket_path.hpp"
 
+#include "comch/runtime_dir.hpp"
+
 #include <spdlog/fmt/fmt.h>
 
-#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <cerrno>
@@ -57,17 +58,7 @@ Result<std::string> socket_path(std::string_view function_pci, std::string_view 
 }
 
 Status ensure_socket_dir() {
-    std::string dir = socket_dir();
-    if (::mkdir(dir.c_str(), 01777) == 0) {
-        ::chmod(dir.c_str(), 01777); // mkdir applies the umask
-        return Status::success();
-    }
-    if (errno == EEXIST) return Status::success();
-    return make_error(
-        DOCA_ERROR_OPERATING_SYSTEM,
-        fmt::format("cannot create the comch socket directory '{}': {} (set SKIFF_COMCH_DIR to a "
-                    "writable directory)",
-                    dir, std::strerror(errno)));
+    return ensure_private_dir(socket_dir());
 }
 
 } // namespace skiff::core::comch

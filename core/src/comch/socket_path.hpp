@@ -20,8 +20,8 @@ std::string socket_dir();
 // does not fit (a long SKIFF_COMCH_DIR).
 Result<std::string> socket_path(std::string_view function_pci, std::string_view server_name);
 
-// Creates the socket directory if needed (mode 1777: host and DPU processes may run as different
-// users).
+// Creates the socket directory (mode 0700) or checks the one there (runtime_dir.hpp): both ends
+// call it before they bind or connect.
 Status ensure_socket_dir();
 
 } // namespace skiff::core::comch

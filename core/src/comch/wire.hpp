@@ -16,11 +16,19 @@ enum class FrameType : uint8_t {
     // carries its id. The receiving side raises its new- / expired-consumer event.
     consumer_new = 5,
     consumer_expired = 6,
+    // Exporter -> importer (comch_trust.hpp, send_export_files): the PCI export descriptor follows
+    // the header, its files ride along as SCM_RIGHTS (segment, liveness page, then the shared-memory
+    // file when there is one). max_msg_size carries the number of files.
+    export_files = 7,
 };
+
+// At most this many descriptors ride along with one frame (an export's three files).
+constexpr int kMaxFrameFds = 3;
 
 enum class RefuseReason : uint8_t {
     too_many_clients = 1,
     bad_version = 2,
+    not_permitted = 3, // the client's uid is not one the server admits (SO_PEERCRED)
 };
 
 constexpr uint32_t kWireMagic = 0x736b6363; // "skcc"

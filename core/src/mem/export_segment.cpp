@@ -62,32 +62,35 @@ ExportSegment::~ExportSegment() {
 
 Result<std::unique_ptr<SegmentView>> SegmentView::attach(pid_t exporter, int fd, uint64_t token) {
     std::string path = "/proc/" + std::to_string(exporter) + "/fd/" + std::to_string(fd);
-    // After a stop the fd number may name another file of the exporter: only a regular file of
-    // the segment's size can be ours (mapping a shorter one would fault, opening a FIFO would block).
     int local = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (local < 0)
         return make_error(DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(exporter) +
                                                         ") or its export is gone: cannot open " + path +
                                                         ": " + errno_text());
-    struct stat st {};
-    if (fstat(local, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) < segment_size) {
-        close(local);
-        return make_error(DOCA_ERROR_NOT_CONNECTED,
-                          "the export named by the descriptor no longer exists in pid " +
-                              std::to_string(exporter) + " (" + path +
-                              " is not its segment: stale descriptor)");
-    }
-    void *p = ::mmap(nullptr, segment_size, PROT_READ, MAP_SHARED, local, 0);
+    auto view = attach_fd(local, token, "pid " + std::to_string(exporter) + " (" + path + ")");
     close(local); // the mapping keeps the segment alive
+    return view;
+}
+
+Result<std::unique_ptr<SegmentView>> SegmentView::attach_fd(int fd, uint64_t token,
+                                                            const std::string &whose) {
+    // After a stop the fd number may name another file of the exporter: only a regular file of
+    // the segment's size can be ours (mapping a shorter one would fault, opening a FIFO would block).
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) < segment_size)
+        return make_error(DOCA_ERROR_NOT_CONNECTED,
+                          "the export named by the descriptor no longer exists in " + whose +
+                              ": not its segment (stale descriptor)");
+    void *p = ::mmap(nullptr, segment_size, PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return make_error(DOCA_ERROR_NOT_CONNECTED,
-                          "cannot map the export segment " + path + ": " + errno_text());
+                          "cannot map the export segment of " + whose + ": " + errno_text());
     auto *layout = static_cast<const SegmentLayout *>(p);
     if (layout->magic != segment_magic || layout->token != token) {
         ::munmap(p, segment_size);
         return make_error(DOCA_ERROR_NOT_CONNECTED,
-                          "the export named by the descriptor no longer exists in pid " +
-                              std::to_string(exporter) + " (stale descriptor)");
+                          "the export named by the descriptor no longer exists in " + whose +
+                              " (stale descriptor)");
     }
     auto *view = new SegmentView();
     view->layout_ = layout;

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <sys/types.h>
 
 namespace skiff::core::mem {
@@ -53,6 +54,9 @@ class SegmentView {
   public:
     // NOT_CONNECTED when the exporter or its export is gone, or the segment is not the one named.
     static Result<std::unique_ptr<SegmentView>> attach(pid_t exporter, int fd, uint64_t token);
+    // The same from a descriptor of the segment held here (received over comch); `whose` names
+    // the exporter in errors.
+    static Result<std::unique_ptr<SegmentView>> attach_fd(int fd, uint64_t token, const std::string &whose);
     ~SegmentView();
     SegmentView(const SegmentView &) = delete;
     SegmentView &operator=(const SegmentView &) = delete;

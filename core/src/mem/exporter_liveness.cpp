@@ -111,35 +111,40 @@ Result<int> exporter_liveness_fd() {
 
 Result<std::unique_ptr<LivenessView>> LivenessView::attach(pid_t exporter, int fd) {
     std::string path = "/proc/" + std::to_string(exporter) + "/fd/" + std::to_string(fd);
-    auto gone = [&](const std::string &why) {
-        return make_error(DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(exporter) +
-                                                        ") or its liveness page is gone: " + path + ": " +
-                                                        why);
-    };
     // The exporter's /proc directory, bound to that process: once it is reaped, lookups in it fail
     // even if the pid is reused. (A pidfd would do too, but valgrind does not know pidfd_open.)
     std::string dir = "/proc/" + std::to_string(exporter);
     int proc_dir = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (proc_dir < 0) return gone(dir + ": " + std::strerror(errno));
+    if (proc_dir < 0)
+        return make_error(DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(exporter) +
+                                                        ") is gone: " + dir + ": " + std::strerror(errno));
     int local = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st {};
-    if (local < 0 || fstat(local, &st) != 0 || !S_ISREG(st.st_mode) ||
-        static_cast<size_t>(st.st_size) < page_size) {
-        std::string why = local < 0 ? std::strerror(errno) : "not a liveness page";
-        if (local >= 0) close(local);
+    if (local < 0) {
+        std::string why = std::strerror(errno);
         close(proc_dir);
-        return gone(why);
+        return make_error(DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(exporter) +
+                                                        ") or its liveness page is gone: " + path + ": " +
+                                                        why);
     }
-    void *p = ::mmap(nullptr, page_size, PROT_READ, MAP_SHARED, local, 0);
+    auto view = attach_fd(local, exporter, proc_dir);
     close(local);
-    if (p == MAP_FAILED) {
-        close(proc_dir);
-        return gone(std::string("mmap: ") + std::strerror(errno));
-    }
+    if (!view) close(proc_dir);
+    return view;
+}
+
+Result<std::unique_ptr<LivenessView>> LivenessView::attach_fd(int fd, pid_t exporter, int proc_dir) {
+    auto gone = [&](const std::string &why) {
+        return make_error(DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(exporter) +
+                                                        ") or its liveness page is gone: " + why);
+    };
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) < page_size)
+        return gone("not a liveness page");
+    void *p = ::mmap(nullptr, page_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return gone(std::string("mmap: ") + std::strerror(errno));
     auto *page = static_cast<const LivenessPage *>(p);
     if (page->magic != liveness_magic || page->pid != exporter) {
         ::munmap(p, page_size);
-        close(proc_dir);
         return gone("not a liveness page of this exporter");
     }
     std::unique_ptr<LivenessView> v(new LivenessView());

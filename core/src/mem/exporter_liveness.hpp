@@ -34,6 +34,9 @@ class LivenessView {
   public:
     // NOT_CONNECTED when the exporter is gone or fd is not its liveness page.
     static Result<std::unique_ptr<LivenessView>> attach(pid_t exporter, int fd);
+    // The same from a descriptor of the page held here (received over comch) and the exporter's
+    // /proc directory; the view takes proc_dir on success (the caller keeps it on failure).
+    static Result<std::unique_ptr<LivenessView>> attach_fd(int fd, pid_t exporter, int proc_dir);
     ~LivenessView();
     LivenessView(const LivenessView &) = delete;
     LivenessView &operator=(const LivenessView &) = delete;

@@ -9,15 +9,19 @@
 
 #include "dev/device.hpp"
 #include "mem/export_blob.hpp"
+#include "mem/import_trust.hpp"
 #include "mem/live_handles.hpp"
 #include "mem/mmap.hpp"
+#include "mem/received_exports.hpp"
 #include "rdma/export_blob.hpp"
 #include "rdma/verbs.hpp"
 
 #include <skiff/core/log.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <new>
 #include <random>
 #include <unistd.h>
@@ -125,7 +129,8 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
     d.exporter_pci = desc.pci_addr;
     d.exporter_name = desc.name;
     d.liveness_fd = liveness.value();
-    rec->backing = mem::SharedBacking::find(mmap->addr, mmap->len);
+    rec->backing = mem::SharedBacking::find(mmap->addr, mmap->len,
+                                            (mmap->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0);
     if (rec->backing) {
         d.backing_fd = rec->backing->fd();
         d.backing_offset = rec->backing->offset();
@@ -234,7 +239,8 @@ doca_error_t import_rdma(const union doca_data *user_data, const void *export_de
 }
 
 // The exporter's pages: mapped here when the export lies in shared memory, else (or when the
-// mapping cannot be made) reached through /proc/<pid>/mem.
+// mapping cannot be made) reached through /proc/<pid>/mem. Only for an exporter of this process's
+// user (same_user_link).
 doca_error_t attach_pages(const skiff::core::mem::PciExportDesc &d, skiff::core::mem::ImportLink &link) {
     using namespace skiff::core;
     bool writable = (d.permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
@@ -259,6 +265,128 @@ doca_error_t attach_pages(const skiff::core::mem::PciExportDesc &d, skiff::core:
     }
     link.remote = std::move(remote.value());
     return DOCA_SUCCESS;
+}
+
+// The segment of the export: refused when revoked, or when the descriptor disagrees with what the
+// exporter recorded there (forged or corrupted).
+doca_error_t check_segment(const skiff::core::mem::PciExportDesc &d,
+                           const skiff::core::mem::SegmentView &segment) {
+    if (segment.revoked()) {
+        logger()->error(
+            "doca_mmap_create_from_export: the export was revoked (the exporter stopped its mmap)");
+        return DOCA_ERROR_NOT_CONNECTED;
+    }
+    if (!same_record(segment.record(), record_of(d))) {
+        logger()->error(
+            "doca_mmap_create_from_export: the descriptor does not match the export it names (its "
+            "range, permissions, exporting function, liveness or shared-memory fields differ from what pid "
+            "{} recorded): forged "
+            "or corrupted descriptor",
+            d.exporter_pid);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
+    return DOCA_SUCCESS;
+}
+
+// An export whose files this process received from the exporter over comch (comch_trust.hpp): no
+// /proc/<pid>/fd is opened. Shared memory must be a memfd or hugetlbfs file the peer owns, open as
+// the export needs; /proc/<pid>/mem is used only for a peer of this process's user.
+doca_error_t received_link(const skiff::core::mem::PciExportDesc &d, skiff::core::mem::ReceivedExport &files,
+                           skiff::core::mem::ImportLink &link) {
+    using namespace skiff::core;
+    const std::string whose = "pid " + std::to_string(files.pid) + " (uid " + std::to_string(files.uid) + ")";
+    auto segment = mem::SegmentView::attach_fd(files.segment.get(), d.token, whose);
+    if (!segment) {
+        logger()->error("doca_mmap_create_from_export: {}", segment.error().message);
+        return segment.error().code;
+    }
+    if (auto r = check_segment(d, *segment.value()); r != DOCA_SUCCESS) return r;
+    auto liveness = mem::LivenessView::attach_fd(files.liveness.get(), files.pid, files.proc_dir.get());
+    if (liveness) files.proc_dir.release(); // the liveness view's now
+    if (!liveness || !liveness.value()->alive()) {
+        logger()->error("doca_mmap_create_from_export: {}",
+                        liveness ? "the exporter is gone" : liveness.error().message);
+        return DOCA_ERROR_NOT_CONNECTED;
+    }
+    link.segment = std::move(segment.value());
+    link.liveness = std::move(liveness.value());
+    bool writable = (d.permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
+    bool same_user = files.uid == ::geteuid();
+    if (d.backing_fd >= 0) {
+        skiff::Status usable = mem::check_shared_file(files.backing.get(), files.uid, writable, true);
+        if (usable) {
+            mem::SharedFileRef file{d.backing_fd, d.backing_offset, d.backing_dev, d.backing_ino};
+            auto shared =
+                mem::SharedMapping::map_fd(files.backing.get(), file, d.addr, d.len, writable, whose);
+            if (!shared) {
+                logger()->error("doca_mmap_create_from_export: {}", shared.error().message);
+                return shared.error().code;
+            }
+            link.shared = std::move(shared.value());
+            return DOCA_SUCCESS;
+        }
+        if (!same_user) {
+            logger()->error("doca_mmap_create_from_export: refused the export of {}: {}", whose,
+                            usable.error().message);
+            return DOCA_ERROR_NOT_PERMITTED;
+        }
+        logger()->info("doca_mmap_create_from_export: {}; using /proc/{}/mem instead", usable.error().message,
+                       files.pid);
+    } else if (!same_user) {
+        logger()->error("doca_mmap_create_from_export: refused the export of {}: it lies in private memory, "
+                        "which this process (uid {}) would reach with its own rights through /proc/{}/mem; "
+                        "an exporter of another user must export a memfd or hugetlbfs region",
+                        whose, ::geteuid(), files.pid);
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    auto remote = mem::RemoteMemory::open(files.pid, writable);
+    if (!remote) {
+        logger()->error("doca_mmap_create_from_export: {}", remote.error().message);
+        return remote.error().code;
+    }
+    link.remote = std::move(remote.value());
+    return DOCA_SUCCESS;
+}
+
+// An export known only by its descriptor: the exporter's files are opened through /proc/<pid>, which
+// this process may do only for an exporter of its own user. Otherwise it would open them with its
+// own rights (as root: any file the exporter merely holds a descriptor on).
+doca_error_t same_user_link(const skiff::core::mem::PciExportDesc &d, skiff::core::mem::ImportLink &link) {
+    using namespace skiff::core;
+    std::string dir = "/proc/" + std::to_string(d.exporter_pid);
+    mem::OwnedFd proc_dir(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    auto uid = proc_dir.get() >= 0
+                   ? mem::process_uid(proc_dir.get())
+                   : skiff::Result<uid_t>(skiff::make_error(
+                         DOCA_ERROR_NOT_CONNECTED, "the exporter (pid " + std::to_string(d.exporter_pid) +
+                                                       ") is gone: " + dir + ": " + std::strerror(errno)));
+    if (!uid) {
+        logger()->error("doca_mmap_create_from_export: {}", uid.error().message);
+        return uid.error().code;
+    }
+    if (uid.value() != ::geteuid()) {
+        logger()->error(
+            "doca_mmap_create_from_export: pid {} runs as uid {}, this process as uid {}: an export "
+            "crosses users only when the exporter handed its files over the comch connection "
+            "(skiff::core::comch::send_export_files), never through /proc",
+            d.exporter_pid, uid.value(), ::geteuid());
+        return DOCA_ERROR_NOT_PERMITTED;
+    }
+    auto segment = mem::SegmentView::attach(d.exporter_pid, d.segment_fd, d.token);
+    if (!segment) {
+        logger()->error("doca_mmap_create_from_export: {}", segment.error().message);
+        return segment.error().code;
+    }
+    if (auto r = check_segment(d, *segment.value()); r != DOCA_SUCCESS) return r;
+    auto liveness = mem::LivenessView::attach(d.exporter_pid, d.liveness_fd);
+    if (!liveness || !liveness.value()->alive()) {
+        logger()->error("doca_mmap_create_from_export: {}",
+                        liveness ? "the exporter is gone" : liveness.error().message);
+        return DOCA_ERROR_NOT_CONNECTED;
+    }
+    link.segment = std::move(segment.value());
+    link.liveness = std::move(liveness.value());
+    return attach_pages(d, link);
 }
 
 } // namespace
@@ -293,34 +421,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
         return DOCA_ERROR_NOT_PERMITTED;
     }
     auto link = std::make_unique<mem::ImportLink>();
-    auto segment = mem::SegmentView::attach(d.exporter_pid, d.segment_fd, d.token);
-    if (!segment) {
-        logger()->error("doca_mmap_create_from_export: {}", segment.error().message);
-        return segment.error().code;
-    }
-    if (segment.value()->revoked()) {
-        logger()->error(
-            "doca_mmap_create_from_export: the export was revoked (the exporter stopped its mmap)");
-        return DOCA_ERROR_NOT_CONNECTED;
-    }
-    if (!same_record(segment.value()->record(), record_of(d))) {
-        logger()->error(
-            "doca_mmap_create_from_export: the descriptor does not match the export it names (its "
-            "range, permissions, exporting function, liveness or shared-memory fields differ from what pid "
-            "{} recorded): forged "
-            "or corrupted descriptor",
-            d.exporter_pid);
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    auto liveness = mem::LivenessView::attach(d.exporter_pid, d.liveness_fd);
-    if (!liveness || !liveness.value()->alive()) {
-        logger()->error("doca_mmap_create_from_export: {}",
-                        liveness ? "the exporter is gone" : liveness.error().message);
-        return DOCA_ERROR_NOT_CONNECTED;
-    }
-    link->segment = std::move(segment.value());
-    link->liveness = std::move(liveness.value());
-    if (auto r = attach_pages(d, *link); r != DOCA_SUCCESS) return r;
+    auto received = mem::received_exports().find(d.token, d.exporter_pid);
+    doca_error_t linked = received ? received_link(d, *received, *link) : same_user_link(d, *link);
+    if (linked != DOCA_SUCCESS) return linked;
 
     doca_mmap *m = new_imported_mmap(user_data, d.addr, d.len, d.permissions, dev);
     if (m == nullptr) return DOCA_ERROR_NO_MEMORY;

@@ -77,15 +77,26 @@ bool same_file(int fd, const MapsLine &m) {
            minor(st.st_dev) == m.minor;
 }
 
-// An fd of this process on the file: its path when it still has one, else an fd the application
-// holds (a memfd), else /proc/self/map_files (needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN).
-int open_file(const MapsLine &m) {
+// Whether fd may be handed to an importer of an export with this access: an importer that gets
+// the descriptor itself (comch_trust.hpp) can map it only as it is open.
+bool open_for(int fd, bool writable) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || (flags & O_PATH) != 0) return false;
+    int mode = flags & O_ACCMODE;
+    return writable ? mode == O_RDWR : mode != O_WRONLY;
+}
+
+// An fd of this process on the file, open for reading (and writing when `writable`): its path when
+// it still has one, else an fd the application holds (a memfd), else /proc/self/map_files (needs
+// CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN).
+int open_file(const MapsLine &m, bool writable) {
+    const int mode = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
     const std::string deleted = " (deleted)";
     bool has_path = !m.path.empty() && m.path[0] == '/' &&
                     (m.path.size() < deleted.size() ||
                      m.path.compare(m.path.size() - deleted.size(), deleted.size(), deleted) != 0);
     if (has_path) {
-        int fd = open(m.path.c_str(), O_RDONLY | O_CLOEXEC);
+        int fd = open(m.path.c_str(), mode);
         if (fd >= 0 && same_file(fd, m)) return fd;
         if (fd >= 0) close(fd);
     }
@@ -94,7 +105,7 @@ int open_file(const MapsLine &m) {
         while (dirent *e = readdir(d)) {
             int n = std::atoi(e->d_name);
             if (e->d_name[0] < '0' || e->d_name[0] > '9' || n == dirfd(d)) continue;
-            if (same_file(n, m)) {
+            if (same_file(n, m) && open_for(n, writable)) {
                 found = fcntl(n, F_DUPFD_CLOEXEC, 0);
                 break;
             }
@@ -104,7 +115,7 @@ int open_file(const MapsLine &m) {
     }
     char path[96];
     std::snprintf(path, sizeof(path), "/proc/self/map_files/%" PRIx64 "-%" PRIx64, m.start, m.end);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, mode);
     if (fd >= 0 && same_file(fd, m)) return fd;
     if (fd >= 0) close(fd);
     return -1;
@@ -112,7 +123,7 @@ int open_file(const MapsLine &m) {
 
 } // namespace
 
-std::unique_ptr<SharedBacking> SharedBacking::find(const void *addr, size_t len) {
+std::unique_ptr<SharedBacking> SharedBacking::find(const void *addr, size_t len, bool writable) {
     auto a = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(addr));
     MapsLine m;
     if (!find_file_range(a, len, m)) {
@@ -120,7 +131,7 @@ std::unique_ptr<SharedBacking> SharedBacking::find(const void *addr, size_t len)
             "export [{:#x}, +{}) is private memory: the importer reaches it through /proc/<pid>/mem", a, len);
         return nullptr;
     }
-    int fd = open_file(m);
+    int fd = open_file(m, writable);
     if (fd < 0) {
         logger()->info(
             "export [{:#x}, +{}) lies in shared memory ({}) but this process holds no fd on it and "

@@ -16,7 +16,9 @@ class SharedBacking {
   public:
     // The file behind [addr, addr + len), or nullptr when the range is private memory, spans
     // more than one file, or no fd on the file can be had (the reason is logged at debug level).
-    static std::unique_ptr<SharedBacking> find(const void *addr, size_t len);
+    // The fd is open read-write when `writable` (the export grants PCI write): an importer that
+    // receives the descriptor itself maps it as it is open.
+    static std::unique_ptr<SharedBacking> find(const void *addr, size_t len, bool writable);
     ~SharedBacking();
     SharedBacking(const SharedBacking &) = delete;
     SharedBacking &operator=(const SharedBacking &) = delete;

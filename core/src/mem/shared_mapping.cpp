@@ -1,5 +1,7 @@
 #include "mem/shared_mapping.hpp"
 
+#include "mem/import_trust.hpp"
+
 #include <skiff/core/log.hpp>
 
 #include <cerrno>
@@ -23,19 +25,30 @@ Result<std::unique_ptr<SharedMapping>> SharedMapping::map(pid_t exporter, const 
         return make_error(err == EACCES || err == EPERM ? DOCA_ERROR_NOT_PERMITTED : DOCA_ERROR_NOT_CONNECTED,
                           "cannot open the exporter's shared memory " + path + ": " + std::strerror(err));
     }
+    // Reached through /proc only when the exporter runs as this process's user (mmap_export.cpp):
+    // the file must still be its memory, not any file it holds a descriptor on.
+    Status usable = check_shared_file(fd, geteuid(), writable, false);
+    auto m = usable ? map_fd(fd, file, remote_addr, len, writable, "pid " + std::to_string(exporter))
+                    : Result<std::unique_ptr<SharedMapping>>(usable.error());
+    close(fd); // the mapping holds the file
+    return m;
+}
+
+Result<std::unique_ptr<SharedMapping>> SharedMapping::map_fd(int fd, const SharedFileRef &file,
+                                                             uint64_t remote_addr, uint64_t len,
+                                                             bool writable, const std::string &whose) {
+    const std::string path = "the shared memory of " + whose;
     struct stat st {};
     struct statfs fs {};
     if (fstat(fd, &st) != 0 || fstatfs(fd, &fs) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<uint64_t>(st.st_dev) != file.dev || static_cast<uint64_t>(st.st_ino) != file.ino) {
-        close(fd);
-        return make_error(
-            DOCA_ERROR_INVALID_VALUE,
-            "export descriptor names fd " + std::to_string(file.fd) + " of pid " + std::to_string(exporter) +
-                ", which is not the file of the export (expected inode " + std::to_string(file.ino) + ")");
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "export descriptor names fd " + std::to_string(file.fd) + " of " + whose +
+                              ", which is not the file of the export (expected inode " +
+                              std::to_string(file.ino) + ")");
     }
     if (file.offset > static_cast<uint64_t>(st.st_size) ||
         len > static_cast<uint64_t>(st.st_size) - file.offset) {
-        close(fd);
         return make_error(DOCA_ERROR_INVALID_VALUE, "export descriptor range [" +
                                                         std::to_string(file.offset) + ", +" +
                                                         std::to_string(len) + ") lies outside its file (" +
@@ -53,7 +66,6 @@ Result<std::unique_ptr<SharedMapping>> SharedMapping::map(pid_t exporter, const 
     void *p = ::mmap(nullptr, map_len, PROT_READ | (writable ? PROT_WRITE : 0),
                      MAP_SHARED | (in_memory ? MAP_POPULATE : 0), fd, static_cast<off_t>(start));
     int err = errno;
-    close(fd); // the mapping holds the file
     if (p == MAP_FAILED)
         return make_error(DOCA_ERROR_NOT_CONNECTED,
                           "cannot map the exporter's shared memory " + path + ": " + std::strerror(err));

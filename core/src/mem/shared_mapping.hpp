@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <sys/types.h>
 
 namespace skiff::core::mem {
@@ -38,6 +39,11 @@ class SharedMapping {
     // range; NOT_CONNECTED / NOT_PERMITTED when it cannot be opened.
     static Result<std::unique_ptr<SharedMapping>> map(pid_t exporter, const SharedFileRef &file,
                                                       uint64_t remote_addr, uint64_t len, bool writable);
+    // The same from a descriptor of the file held here (received over comch, already checked with
+    // check_shared_file); `whose` names the exporter in errors. The caller keeps fd.
+    static Result<std::unique_ptr<SharedMapping>> map_fd(int fd, const SharedFileRef &file,
+                                                         uint64_t remote_addr, uint64_t len, bool writable,
+                                                         const std::string &whose);
     ~SharedMapping();
     SharedMapping(const SharedMapping &) = delete;
     SharedMapping &operator=(const SharedMapping &) = delete;

@@ -178,8 +178,12 @@ cli::ManPage man_page() {
         "Type=notify) it reports READY=1 once the export is made.\n"
         "\n"
         "Until the DOCA hardware libraries are linked in, the PCI export is emulated: skiff-target\n"
-        "must run on the same machine and reaches this process's memory through /proc/<pid>/mem;\n"
-        "the comch channel is a Unix socket in $SKIFF_COMCH_DIR (default /tmp/skiff-comch).";
+        "must run on the same machine. skiff-host hands the region's memfd to it over the channel\n"
+        "(SCM_RIGHTS) and the target maps it; anon and file regions are reached through\n"
+        "/proc/<pid>/mem, which needs both to run as the same user. The comch channel is a Unix\n"
+        "socket in $SKIFF_COMCH_DIR (default /tmp/skiff-comch, made 0700): the target admits root,\n"
+        "its own user and SKIFF_COMCH_PEER_UIDS, and skiff-host talks only to a target of those\n"
+        "(core/src/comch/README.md, \"Local trust\").";
     m.files = "/etc/skiff/host.conf\n"
               "    SKIFF_HOST_ARGS, the arguments skiff-host.service passes\n"
               "$SKIFF_COMCH_DIR/<host function>@<channel>\n"
@@ -207,9 +211,10 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--memory", o.memory,
                    "memfd (shared memory: the target maps it and copies with memcpy), hugepages (a memfd "
-                   "of huge pages, shared the same way), file (a file mapped shared, see --file; shared "
-                   "the same way) or anon (private memory: the target reaches it with one system call "
-                   "per copy through /proc/<pid>/mem)")
+                   "of huge pages, shared the same way), file (a file mapped shared, see --file: the "
+                   "target maps only memfd and hugetlbfs memory, so it reaches this one like anon) or anon "
+                   "(private memory: the target reaches it with one system call per copy through "
+                   "/proc/<pid>/mem, and only when it runs as the same user)")
         ->capture_default_str();
     app.add_option("--file", o.file, "with --memory file: the file to map (created and sized as needed)");
     app.add_option("--pci", o.pci, "host PCI function to export through (its DPU PF imports)")
@@ -255,7 +260,7 @@ int main(int argc, char **argv) {
         static_cast<uint64_t>(time(nullptr)) * 1000000u + static_cast<uint64_t>(getpid());
     hm::ExportRecord record{exp->descriptor, reinterpret_cast<uintptr_t>(region->base), region->len,
                             generation};
-    auto channel = hm::ControlClient::create(dev->get(), o.channel, hm::export_line(record));
+    auto channel = hm::ControlClient::create(dev->get(), o.channel, exp->mmap, hm::export_line(record));
     if (!channel) return fail("--channel: " + channel.error().message);
     if (!o.test_region_file.empty())
         if (auto st = write_region_file(o.test_region_file, *region); !st) return fail(st.error().message);

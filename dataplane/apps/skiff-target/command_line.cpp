@@ -94,7 +94,9 @@ void add_options(CLI::App &app, Options &o) {
                    "--backend hostmem: the control channel's name, the same as skiff-host --channel. The\n"
                    "target serves it as a DOCA Comch server on its DPU PF for the host function of\n"
                    "--hostmem-host-pci; skiff-host connects as the comch client and must export at least\n"
-                   "--size bytes")
+                   "--size bytes. Only root, the target's own user and the uids in SKIFF_COMCH_PEER_UIDS\n"
+                   "may connect; the channel's directory SKIFF_COMCH_DIR is made 0700\n"
+                   "(core/src/comch/README.md, \"Local trust\")")
         ->capture_default_str();
     app.add_option("--hostmem-host-pci", o.hostmem_host_pci,
                    "--backend hostmem: the host function skiff-host runs on (its --pci); empty: the first\n"

@@ -1,5 +1,6 @@
 // Host side of the hostmem control channel: skiff-host's comch client on the host function (see
 // hostmem/control_channel.hpp).
+#include "skiff/core/comch_trust.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 
@@ -13,8 +14,10 @@
 namespace skiff::dataplane::hostmem {
 
 Result<std::unique_ptr<ControlClient>> ControlClient::create(doca_dev *host_function, const std::string &name,
-                                                             std::string line) {
+                                                             const doca_mmap *exported, std::string line) {
     std::unique_ptr<ControlClient> c(new ControlClient());
+    c->dev_ = host_function;
+    c->exported_ = exported;
     c->address_ = "comch \"" + name + "\"";
     c->export_line_ = std::move(line);
     Status st = check(doca_pe_create(&c->pe_), "doca_pe_create");
@@ -70,7 +73,7 @@ void ControlClient::serve(int stop_fd) {
         } else if (state == DOCA_CTX_STATE_RUNNING && !was_running_) {
             was_running_ = true;
             log->info("{}: connected to the target; sending export", address_);
-            if (!send(export_line_)) log->error("{}: cannot send the export", address_);
+            if (!send_export()) log->error("{}: cannot send the export", address_);
         }
         pollfd p{stop_fd, POLLIN, 0};
         if (::poll(&p, 1, 0) > 0) return;
@@ -84,6 +87,18 @@ void ControlClient::send_and_close(const std::string &line) {
         // stops answering and the client stops.
         for (int i = 0; i < 2000 && in_flight_ > 0 && running(); ++i) progress_for(1, -1);
     }
+}
+
+// The export's files first (the target may run as another user: it maps what it receives, never
+// opens this process's /proc entries), then the line that names it.
+bool ControlClient::send_export() {
+    doca_comch_connection *conn = nullptr;
+    if (doca_comch_client_get_connection(client_, &conn) != DOCA_SUCCESS) return false;
+    if (Status st = core::comch::send_export_files(conn, exported_, dev_); !st) {
+        log::get("host")->error("{}: {}", address_, st.error().message);
+        return false;
+    }
+    return send(export_line_);
 }
 
 bool ControlClient::send(const std::string &line) {

@@ -1,5 +1,6 @@
 // Target side of the hostmem control channel: a comch server on the DPU PF for the host
 // function's representor (see hostmem/control_channel.hpp). Only the link thread uses it.
+#include "skiff/core/comch_trust.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/hostmem/control_channel.hpp"
 
@@ -148,6 +149,14 @@ void ControlServer::take_line(doca_comch_connection *conn, const std::string &li
         auto rec = parse_export_line(line);
         if (!rec) {
             log->warn("{}: {}", address_, rec.error().message);
+            return;
+        }
+        // Only the exporter itself may hand its export over: an EXPORT naming another process
+        // (replayed or forged by a peer) does not replace the current one.
+        if (Status st =
+                core::comch::check_export_from_peer(conn, rec->descriptor.data(), rec->descriptor.size());
+            !st) {
+            log->warn("{}: EXPORT ignored: {}", address_, st.error().message);
             return;
         }
         record_ = std::move(*rec);

@@ -11,6 +11,12 @@
 // A comch message holds at most 4080 bytes, so a line goes as one or more fragments: each starts
 // with '+' (more follow) or '.' (the line's last). The server's disconnect event (the client
 // stopped or its process died) means the host is gone.
+//
+// Trust (core/src/comch/README.md): the comch server admits only clients of root, its own uid and
+// SKIFF_COMCH_PEER_UIDS. Before each EXPORT line the client hands the export's files over the
+// connection (skiff::core::comch::send_export_files), so a target running as another user imports
+// without opening /proc/<pid>/fd; the server takes an EXPORT only when its descriptor names the
+// process at the other end of that connection.
 #pragma once
 
 #include "skiff/core/status.hpp"
@@ -25,6 +31,7 @@
 #include <vector>
 
 struct doca_pe;
+struct doca_mmap;
 
 namespace skiff::dataplane::hostmem {
 
@@ -101,8 +108,10 @@ class ControlServer {
 // a target that starts later, or restarts, gets it without skiff-host restarting.
 class ControlClient {
   public:
+    // `exported` is the mmap whose PCI export (with host_function) export_line carries: its files
+    // go to the target ahead of the line.
     static Result<std::unique_ptr<ControlClient>> create(doca_dev *host_function, const std::string &name,
-                                                         std::string export_line);
+                                                         const doca_mmap *exported, std::string export_line);
     ~ControlClient();
     ControlClient(const ControlClient &) = delete;
     ControlClient &operator=(const ControlClient &) = delete;
@@ -119,10 +128,13 @@ class ControlClient {
     static void on_send_done(doca_comch_task_send *task, doca_data task_data, doca_data ctx_data);
     bool running() const;
     bool send(const std::string &line);
+    bool send_export();
     void progress_for(int timeout_ms, int stop_fd);
 
     doca_pe *pe_ = nullptr;
     doca_comch_client *client_ = nullptr;
+    doca_dev *dev_ = nullptr;
+    const doca_mmap *exported_ = nullptr;
     std::string address_;
     std::string export_line_;
     std::deque<std::string> out_; // fragments in flight (a deque: their bytes stay put until delivered)
