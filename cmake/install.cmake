@@ -71,8 +71,13 @@ if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
 else()
   set(_skiff_etc ${CMAKE_INSTALL_SYSCONFDIR}/skiff)
 endif()
-install(FILES ${PROJECT_SOURCE_DIR}/packaging/etc/target.json ${PROJECT_SOURCE_DIR}/packaging/etc/host.conf
-        DESTINATION ${_skiff_etc} COMPONENT skiff)
+# The services' user (systemd-sysusers; the package's postinst applies it).
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/sysusers.d/skiff.conf DESTINATION lib/sysusers.d COMPONENT skiff)
+# target.json may hold DH-HMAC-CHAP secrets and TLS PSKs: 0640 (the postinst gives it group skiff,
+# the service's group); host.conf holds none.
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/etc/target.json DESTINATION ${_skiff_etc}
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ COMPONENT skiff)
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/etc/host.conf DESTINATION ${_skiff_etc} COMPONENT skiff)
 
 # Documentation the units point at.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/deploy-bluefield.md

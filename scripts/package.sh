@@ -42,4 +42,8 @@ for deb in "$out"/*.deb; do
   [ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] || { echo "package.sh: $deb is not $arch" >&2; exit 1; }
   echo "package.sh: $pkg $(dpkg-deb -f "$deb" Version) ($(stat -c %s "$deb") bytes)" >&2
 done
+# target.json may hold DH-HMAC-CHAP secrets and TLS PSKs: the package must install it 0640 (the
+# postinst gives it group skiff).
+mode=$(dpkg-deb -c "$out"/skiff_*.deb | awk '$6 == "./etc/skiff/target.json" { print $1 }')
+[ "$mode" = "-rw-r-----" ] || { echo "package.sh: ./etc/skiff/target.json is \"$mode\" in the package, expected -rw-r-----" >&2; exit 1; }
 realpath "$out"/*.deb

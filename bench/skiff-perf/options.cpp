@@ -1,11 +1,14 @@
 #include "options.hpp"
 
 #include "skiff/core/man_page.hpp"
+#include "skiff/nvmeof/auth/secret_file.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <tuple>
 
 namespace skiff::perf {
 namespace {
@@ -162,12 +165,21 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     app.add_option("--port", o.port, "target port")->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
     app.add_option("--hostnqn", o.hostnqn, "host NQN to connect as (default: a fresh uuid-based NQN)");
-    app.add_option(
+    auto *secret_opt = app.add_option(
         "--dhchap-secret", o.dhchap_secret,
         "DH-HMAC-CHAP host secret (\"DHHC-1:xx:...:\" from nvme gen-dhchap-key): every queue "
-        "authenticates when the target asks; needs --hostnqn, the NQN the secret is configured for");
-    app.add_option("--dhchap-ctrl-secret", o.dhchap_ctrl_secret,
-                   "DH-HMAC-CHAP controller secret: the target must prove it holds it (bidirectional)");
+        "authenticates when the target asks; needs --hostnqn, the NQN the secret is configured for. "
+        "Other local users can read command lines: prefer --dhchap-secret-file");
+    std::string secret_file, ctrl_secret_file;
+    app.add_option("--dhchap-secret-file", secret_file,
+                   "the host secret, read from this file's first line (mode 0600, else a warning)")
+        ->excludes(secret_opt);
+    auto *ctrl_opt =
+        app.add_option("--dhchap-ctrl-secret", o.dhchap_ctrl_secret,
+                       "DH-HMAC-CHAP controller secret: the target must prove it holds it (bidirectional)");
+    app.add_option("--dhchap-ctrl-secret-file", ctrl_secret_file,
+                   "the controller secret, read from this file's first line")
+        ->excludes(ctrl_opt);
     app.add_flag("--hdgst", o.header_digest, "ask for header digests (CRC32C)");
     app.add_flag("--ddgst", o.data_digest, "ask for data digests (CRC32C)");
     app.add_flag("--tls", o.tls,
@@ -189,6 +201,17 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
         return make_error(DOCA_ERROR_INVALID_VALUE, e.what());
     }
 
+    for (auto [option, file, value] :
+         {std::tuple{"--dhchap-secret-file", &secret_file, &o.dhchap_secret},
+          std::tuple{"--dhchap-ctrl-secret-file", &ctrl_secret_file, &o.dhchap_ctrl_secret}}) {
+        if (file->empty()) continue;
+        auto secret = nvmeof::auth::read_secret_file(*file);
+        if (!secret)
+            return make_error(DOCA_ERROR_INVALID_VALUE, std::string(option) + ": " + secret.error().message);
+        if (!secret->warning.empty())
+            std::fprintf(stderr, "skiff-perf: warning: %s\n", secret->warning.c_str());
+        *value = secret->text;
+    }
     auto pattern = parse_pattern(rw);
     if (!pattern) return pattern.error();
     o.rw = *pattern;

@@ -3,8 +3,10 @@
 #include "session.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
+#include "skiff/nvmeof/auth/secret_file.hpp"
 #include "skiff/nvmeof/host/controller.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <nvme/types.h>
 
@@ -86,11 +88,10 @@ Result<std::unique_ptr<Session>> connect_tcp_session(const PerfOptions &o) {
     c.header_digest = o.header_digest;
     c.data_digest = o.data_digest;
     if (o.tls) {
-        std::ifstream in(o.psk_file);
-        std::string key;
-        if (!in || !std::getline(in, key))
-            return make_error(DOCA_ERROR_INVALID_VALUE, "--psk-file: cannot read " + o.psk_file);
-        auto psk = skiff::nvmeof::tls::parse_interchange(key);
+        auto key = skiff::nvmeof::auth::read_secret_file(o.psk_file);
+        if (!key) return make_error(DOCA_ERROR_INVALID_VALUE, "--psk-file: " + key.error().message);
+        if (!key->warning.empty()) std::fprintf(stderr, "skiff-perf: warning: %s\n", key->warning.c_str());
+        auto psk = skiff::nvmeof::tls::parse_interchange(key->text);
         if (!psk)
             return make_error(DOCA_ERROR_INVALID_VALUE,
                               "--psk-file " + o.psk_file + ": " + psk.error().message);

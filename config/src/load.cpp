@@ -7,13 +7,16 @@
 #include "skiff/config/units.hpp"
 #include "skiff/nvmeof/auth/dh_group.hpp"
 #include "skiff/nvmeof/auth/dhchap_key.hpp"
+#include "skiff/nvmeof/auth/secret_file.hpp"
 #include "skiff/nvmeof/auth/hash.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -660,6 +663,16 @@ LoadResult parse_config_text(const std::string &text) {
     return parse_config(doc);
 }
 
+namespace {
+
+bool holds_secrets(const Config &c) {
+    return std::any_of(c.hosts.begin(), c.hosts.end(), [](const HostConfig &h) {
+        return !h.dhchap_key.empty() || !h.dhchap_ctrl_key.empty() || !h.tls_psk.empty();
+    });
+}
+
+} // namespace
+
 LoadResult load_config_file(const std::string &path) {
     std::ifstream in(path);
     if (!in) return LoadResult{std::nullopt, {path + ": cannot be read"}, {}};
@@ -668,6 +681,12 @@ LoadResult load_config_file(const std::string &path) {
     LoadResult out = parse_config_text(text.str());
     for (auto &e : out.errors)
         if (e.starts_with("(syntax)")) e = path + " " + e;
+    if (out.config && holds_secrets(*out.config)) {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0)
+            if (auto w = nvmeof::auth::secret_mode_warning(path, st.st_mode); !w.empty())
+                out.warnings.push_back(w + " (hosts[] has DH-HMAC-CHAP secrets or TLS PSKs)");
+    }
     return out;
 }
 

@@ -2,6 +2,16 @@
 
 #include "skiff/config/units.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
 namespace skiff::config {
 
 using nlohmann::json;
@@ -102,6 +112,65 @@ json to_json(const Config &c) {
         }
     }
     return out;
+}
+
+namespace {
+
+Status save_error(const std::string &what) {
+    return make_error(DOCA_ERROR_OPERATING_SYSTEM, what + ": " + std::strerror(errno));
+}
+
+Status write_all(int fd, const std::string &text) {
+    for (size_t off = 0; off < text.size();) {
+        ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return make_error(DOCA_ERROR_OPERATING_SYSTEM, std::strerror(n < 0 ? errno : ENOSPC));
+        off += size_t(n);
+    }
+    return Status::success();
+}
+
+} // namespace
+
+Status save_config_file(const Config &config, const std::string &path) {
+    std::filesystem::path target(path);
+    if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
+        return make_error(DOCA_ERROR_INVALID_VALUE, "save: \"" + path + "\" names a folder, not a file");
+    std::string text = to_json(config).dump(2) + "\n";
+    std::string tmp_template = path + ".tmp.XXXXXX";
+    std::vector<char> tmp(tmp_template.begin(), tmp_template.end());
+    tmp.push_back('\0');
+    // mkostemp: O_RDWR|O_CREAT|O_EXCL, mode 0600 (less only if the umask takes more), a fresh
+    // random name; another user can neither have created it nor make it a symbolic link.
+    int fd = ::mkostemp(tmp.data(), O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return save_error("save: cannot create a temporary file " + tmp_template);
+    const std::string tmp_path = tmp.data();
+    auto fail = [&](Status st) {
+        ::close(fd);
+        ::unlink(tmp_path.c_str());
+        return st;
+    };
+    if (auto st = write_all(fd, text); !st)
+        return fail(make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                               "save: cannot write " + tmp_path + ": " + st.error().message));
+    if (::fsync(fd) != 0) return fail(save_error("save: cannot flush " + tmp_path));
+    if (::close(fd) != 0) {
+        Status st = save_error("save: cannot write " + tmp_path);
+        ::unlink(tmp_path.c_str());
+        return st;
+    }
+    if (std::rename(tmp_path.c_str(), path.c_str()) != 0) {
+        Status st = save_error("save: cannot rename " + tmp_path + " to " + path);
+        ::unlink(tmp_path.c_str());
+        return st;
+    }
+    // The rename itself survives a crash once the folder is flushed too.
+    std::string folder = target.parent_path().empty() ? "." : target.parent_path().string();
+    if (int dfd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+    return Status::success();
 }
 
 json redact_secrets(json config) {

@@ -50,7 +50,7 @@ std::string write_key_file(const std::string &name, const tls::ConfiguredPsk &k)
     return path;
 }
 
-std::string hex(const std::vector<uint8_t> &v) {
+std::string hex(const tls::KeyBytes &v) {
     std::string out;
     char b[3];
     for (uint8_t x : v) {

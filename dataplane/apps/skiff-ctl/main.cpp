@@ -2,7 +2,9 @@
 // request per line). Every change is validated like a configuration file and applied whole, or
 // refused with the reason; nothing is half-applied.
 #include "skiff/core/man_page.hpp"
+#include "skiff/dataplane/management_peer.hpp"
 #include "skiff/dataplane/management_socket_path.hpp"
+#include "skiff/nvmeof/auth/secret_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -36,10 +38,23 @@ json call(const std::string &socket_path, const std::string &method, const json 
         return local_error("cannot reach skiff-target at " + socket_path + ": " + why +
                            " (is it running with a management socket? see --socket)");
     }
+    // Before any request (it may carry secrets): the target must be root, us, or the service user;
+    // anyone else who managed to put a socket at this path gets nothing.
+    auto server = skiff::dataplane::peer_credentials(fd);
+    if (!server || !skiff::dataplane::trusted_target(*server, ::geteuid())) {
+        ::close(fd);
+        return local_error("refusing to talk to " + socket_path + ": " +
+                           (server ? "it is served by " + server->describe() +
+                                         ", not by root, this user or the \"" +
+                                         skiff::dataplane::kServiceUser + "\" user"
+                                   : server.error().message));
+    }
     std::string out =
         json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}.dump() + "\n";
     for (size_t off = 0; off < out.size();) {
-        ssize_t w = ::write(fd, out.data() + off, out.size() - off);
+        // No SIGPIPE: a target that refuses this caller has answered and closed already; its
+        // answer is read below.
+        ssize_t w = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);
         if (w <= 0) break;
         off += size_t(w);
     }
@@ -85,7 +100,12 @@ skiff::cli::ManPage man_page() {
         "Without --socket, skiff-ctl uses the first default socket of FILES that exists: where a\n"
         "target started without a socket option (or skiff-target.service) listens. The answer is\n"
         "printed as JSON; the exit status is 0 on success, 1 when the target refused or could not\n"
-        "be reached.";
+        "be reached.\n"
+        "\n"
+        "Root, the target's user and members of the group skiff may use the socket. skiff-ctl talks\n"
+        "only to a target running as root, as the caller or as the user skiff: a socket someone else\n"
+        "serves gets no request (and no secret). Give keys with --dhchap-key-file and --tls-psk-file:\n"
+        "every local user can read a command line.";
     m.files = "$RUNTIME_DIRECTORY/target.sock, /run/skiff/target.sock\n"
               "    the default socket (skiff-target.service: /run/skiff/target.sock)\n"
               "$XDG_RUNTIME_DIR/skiff/target.sock, /tmp/skiff-<uid>/target.sock\n"
@@ -247,15 +267,26 @@ int main(int argc, char **argv) {
     auto *hadd = hst->add_subcommand("add", "allow HOST (the subsystem then admits only listed hosts)");
     hadd->add_option("nqn", nqn, "subsystem NQN")->required();
     hadd->add_option("host", host, "host NQN")->required();
-    std::string dh_key, dh_ctrl_key;
+    std::string dh_key, dh_ctrl_key, dh_key_file, dh_ctrl_key_file;
     std::vector<std::string> dh_hashes, dh_groups;
     bool dh_per_subsystem = false;
-    hadd->add_option("--dhchap-key", dh_key,
-                     "the host's DH-HMAC-CHAP secret (\"DHHC-1:xx:...:\" from nvme gen-dhchap-key): the host "
-                     "must authenticate; adding an allowed host again changes its secrets");
-    hadd->add_option(
+    auto *dh_key_opt = hadd->add_option(
+        "--dhchap-key", dh_key,
+        "the host's DH-HMAC-CHAP secret (\"DHHC-1:xx:...:\" from nvme gen-dhchap-key): the host "
+        "must authenticate; adding an allowed host again changes its secrets. Every local user can "
+        "see a command line: prefer --dhchap-key-file");
+    hadd->add_option("--dhchap-key-file", dh_key_file,
+                     "the same, read from a file's first line (keeps the key out of the process list; "
+                     "the file should be mode 0600)")
+        ->check(CLI::ExistingFile)
+        ->excludes(dh_key_opt);
+    auto *dh_ctrl_opt = hadd->add_option(
         "--dhchap-ctrl-key", dh_ctrl_key,
         "the controller's secret, for hosts that authenticate the controller too (bidirectional)");
+    hadd->add_option("--dhchap-ctrl-key-file", dh_ctrl_key_file,
+                     "the controller's secret, read from a file's first line")
+        ->check(CLI::ExistingFile)
+        ->excludes(dh_ctrl_opt);
     hadd->add_option("--dhchap-hash", dh_hashes,
                      "allowed hash: sha256, sha384, sha512 (repeatable, preferred first)");
     hadd->add_option("--dhchap-dhgroup", dh_groups,
@@ -264,7 +295,8 @@ int main(int argc, char **argv) {
     auto *psk_opt =
         hadd->add_option("--tls-psk", tls_psk,
                          "the host's TLS PSK for NVMe/TCP over TLS (\"NVMeTLSkey-1:01:...:\" as nvme "
-                         "gen-tls-key prints it); adding an allowed host again replaces it");
+                         "gen-tls-key prints it); adding an allowed host again replaces it. Prefer "
+                         "--tls-psk-file");
     hadd->add_option("--tls-psk-file", tls_psk_file,
                      "the same, read from a file's first line (keeps the key out of the process list)")
         ->check(CLI::ExistingFile)
@@ -272,17 +304,26 @@ int main(int argc, char **argv) {
     hadd->add_flag(
         "--per-subsystem", dh_per_subsystem,
         "the secrets apply on this subsystem only (default: every subsystem the host connects to)");
+    std::string file_error; // a key file that cannot be read: reported before anything is sent
     on(hadd, "host.add", [&] {
+        for (auto [file, value] :
+             {std::pair{&dh_key_file, &dh_key}, std::pair{&dh_ctrl_key_file, &dh_ctrl_key},
+              std::pair{&tls_psk_file, &tls_psk}}) {
+            if (file->empty()) continue;
+            auto secret = skiff::nvmeof::auth::read_secret_file(*file);
+            if (!secret) {
+                file_error = secret.error().message;
+                return;
+            }
+            if (!secret->warning.empty())
+                std::fprintf(stderr, "skiff-ctl: warning: %s\n", secret->warning.c_str());
+            *value = secret->text;
+        }
         params = {{"nqn", nqn}, {"host", host}};
         if (!dh_key.empty()) params["dhchap_key"] = dh_key;
         if (!dh_ctrl_key.empty()) params["dhchap_ctrl_key"] = dh_ctrl_key;
         if (!dh_hashes.empty()) params["dhchap_hashes"] = dh_hashes;
         if (!dh_groups.empty()) params["dhchap_dhgroups"] = dh_groups;
-        if (!tls_psk_file.empty()) {
-            std::ifstream in(tls_psk_file);
-            std::getline(in, tls_psk);
-            while (!tls_psk.empty() && (tls_psk.back() == '\r' || tls_psk.back() == ' ')) tls_psk.pop_back();
-        }
         if (!tls_psk.empty()) params["tls_psk"] = tls_psk;
         if (dh_per_subsystem) params["per_subsystem"] = true;
     });
@@ -372,6 +413,10 @@ int main(int argc, char **argv) {
     on(raw, "", [] {});
     CLI11_PARSE(app, argc, argv);
 
+    if (!file_error.empty()) {
+        std::fprintf(stderr, "skiff-ctl: %s\n", file_error.c_str());
+        return 2;
+    }
     if (!raw_method.empty()) {
         method = raw_method;
         params = json::parse(raw_params, nullptr, false);

@@ -2,11 +2,14 @@
 
 #include "skiff/config/units.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/auth/dhchap_key.hpp"
+#include "skiff/nvmeof/auth/secret_file.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -46,7 +49,11 @@ cli::ManPage man_page() {
               "$XDG_RUNTIME_DIR/skiff/target.sock, /tmp/skiff-<uid>/target.sock\n"
               "    where the default goes when /run/skiff cannot be created or written\n"
               "<socket>.lock\n"
-              "    held while a target owns the socket; a second target cannot take it";
+              "    held while a target owns the socket; a second target cannot take it\n"
+              "    The socket is mode 0660, group skiff when that group exists: root, the target's user\n"
+              "    and that group's members may manage it (the target checks each caller's credentials).\n"
+              "    Its folder must belong to the target's user or root and not be writable by others\n"
+              "    (unless sticky, as /tmp)";
     m.examples =
         "skiff-target\n"
         "    the default RAM namespace; then, from a Linux host:\n"
@@ -122,6 +129,13 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--tls-psk-file", o.tls_psk_files,
                    "HOSTNQN=FILE: FILE holds the TLS PSK of host HOSTNQN as `nvme gen-tls-key` prints it\n"
                    "(NVMeTLSkey-1:01:...: or NVMeTLSkey-1:02:...:); repeatable, one per host");
+    app.add_option("--dhchap-key-file", o.dhchap_key_files,
+                   "HOSTNQN=FILE: host HOSTNQN must authenticate (DH-HMAC-CHAP) with the secret in FILE's\n"
+                   "first line, as `nvme gen-dhchap-key` prints it (DHHC-1:xx:...:); repeatable, one per\n"
+                   "host. Key files should be mode 0600: a looser one draws a warning");
+    app.add_option("--dhchap-ctrl-key-file", o.dhchap_ctrl_key_files,
+                   "HOSTNQN=FILE: the controller's secret for host HOSTNQN (bidirectional authentication;\n"
+                   "the host needs --dhchap-key-file too)");
     app.add_option("--rdma-srq-depth", o.rdma_srq_depth,
                    "--transport rdma: command capsules in one shared receive queue per poll group and "
                    "RDMA device (32..16384) instead of a receive ring per connection; it also caps each "
@@ -156,6 +170,70 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
 }
+
+namespace {
+
+// The HOSTNQN=FILE options: each file's first line is a key of that host (kept out of the
+// command line, which every local user can read in /proc). One hosts[] entry per host.
+Status add_key_files(const Options &o, config::Config &c) {
+    auto fail = [](const std::string &m) { return make_error(DOCA_ERROR_INVALID_VALUE, m); };
+    struct Kind {
+        const char *option;
+        const std::vector<std::string> &specs;
+        std::string config::HostConfig::*field;
+        Result<bool> (*check)(const std::string &key);
+    };
+    const Kind kinds[] = {
+        {"--dhchap-key-file", o.dhchap_key_files, &config::HostConfig::dhchap_key,
+         [](const std::string &k) -> Result<bool> {
+             if (auto p = nvmeof::auth::parse_dhchap_key(k); !p) return p.error();
+             return true;
+         }},
+        {"--dhchap-ctrl-key-file", o.dhchap_ctrl_key_files, &config::HostConfig::dhchap_ctrl_key,
+         [](const std::string &k) -> Result<bool> {
+             if (auto p = nvmeof::auth::parse_dhchap_key(k); !p) return p.error();
+             return true;
+         }},
+        {"--tls-psk-file", o.tls_psk_files, &config::HostConfig::tls_psk,
+         [](const std::string &k) -> Result<bool> {
+             if (auto p = nvmeof::tls::parse_interchange(k); !p) return p.error();
+             return true;
+         }},
+    };
+    for (const Kind &kind : kinds)
+        for (const std::string &spec : kind.specs) {
+            const std::string option = kind.option;
+            size_t eq = spec.rfind('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+                return fail(option + " \"" + spec + "\": expected HOSTNQN=FILE");
+            std::string hostnqn = spec.substr(0, eq), file = spec.substr(eq + 1);
+            if (auto why = nvmeof::target::check_nqn(hostnqn); !why.empty())
+                return fail(option + ": host NQN \"" + hostnqn + "\": " + why);
+            auto secret = nvmeof::auth::read_secret_file(file);
+            if (!secret) return fail(option + ": " + secret.error().message);
+            if (!secret->warning.empty())
+                std::fprintf(stderr, "skiff-target: warning: %s\n", secret->warning.c_str());
+            if (auto ok = kind.check(secret->text); !ok)
+                return fail(option + " " + file + ": " + ok.error().message);
+            auto it = std::find_if(c.hosts.begin(), c.hosts.end(),
+                                   [&](const config::HostConfig &h) { return h.nqn == hostnqn; });
+            if (it == c.hosts.end()) {
+                c.hosts.emplace_back();
+                it = c.hosts.end() - 1;
+                it->nqn = hostnqn;
+            }
+            if (!((*it).*kind.field).empty()) return fail(option + ": host " + hostnqn + " is given twice");
+            (*it).*kind.field = secret->text;
+        }
+    for (auto &h : c.hosts)
+        if (!h.dhchap_ctrl_key.empty() && h.dhchap_key.empty())
+            return fail(
+                "--dhchap-ctrl-key-file: host " + h.nqn +
+                " has no --dhchap-key-file (the controller key makes its authentication bidirectional)");
+    return Status::success();
+}
+
+} // namespace
 
 Result<config::Config> config_from_options(const Options &o) {
     auto fail = [](const std::string &m) { return make_error(DOCA_ERROR_INVALID_VALUE, m); };
@@ -205,23 +283,7 @@ Result<config::Config> config_from_options(const Options &o) {
     if (o.tls != "none" && o.transport != "tcp") return fail("--tls goes with --transport tcp");
 
     config::Config c;
-    for (auto &spec : o.tls_psk_files) {
-        size_t eq = spec.rfind('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-            return fail("--tls-psk-file \"" + spec + "\": expected HOSTNQN=FILE");
-        std::string hostnqn = spec.substr(0, eq), file = spec.substr(eq + 1);
-        if (auto why = nvmeof::target::check_nqn(hostnqn); !why.empty())
-            return fail("--tls-psk-file: host NQN \"" + hostnqn + "\": " + why);
-        std::ifstream in(file);
-        std::string key;
-        if (!in || !std::getline(in, key)) return fail("--tls-psk-file: cannot read " + file);
-        if (auto k = nvmeof::tls::parse_interchange(key); !k)
-            return fail("--tls-psk-file " + file + ": " + k.error().message);
-        config::HostConfig h;
-        h.nqn = hostnqn;
-        h.tls_psk = key;
-        c.hosts.push_back(h);
-    }
+    if (auto st = add_key_files(o, c); !st) return st.error();
     c.target.cores = o.cores;
     c.target.datapath = o.datapath;
     c.target.dpa_eus = o.dpa_eus;

@@ -32,8 +32,10 @@ struct Options {
     std::string serial = "SKIFF0001";
     std::string model = "skiff RAM namespace";
     std::vector<std::string> allow_hosts;
-    std::string tls = "none";               // secure_channel of the --listen listeners
-    std::vector<std::string> tls_psk_files; // HOSTNQN=FILE
+    std::string tls = "none";                       // secure_channel of the --listen listeners
+    std::vector<std::string> tls_psk_files;         // HOSTNQN=FILE
+    std::vector<std::string> dhchap_key_files;      // HOSTNQN=FILE: DH-HMAC-CHAP host secrets
+    std::vector<std::string> dhchap_ctrl_key_files; // HOSTNQN=FILE: controller secrets
     int cores = 1;
     std::string datapath = "poll";
     int dpa_eus = 1;

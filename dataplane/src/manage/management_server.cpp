@@ -4,6 +4,7 @@
 #include "skiff/config/save.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/error_device.hpp"
+#include "skiff/dataplane/management_peer.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
 #include <fcntl.h>
@@ -217,13 +218,35 @@ Status ManagementServer::start() {
     std::strncpy(addr.sun_path, path_.c_str(), sizeof(addr.sun_path) - 1);
     listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ::unlink(path_.c_str()); // a stale socket from a previous run
-    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) != 0 ||
-        ::listen(listen_fd_, 8) != 0)
+    if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)) != 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                          "management socket " + path_ + ": " + std::strerror(errno));
+    // The socket file's mode came from the umask (0777 under umask 000): set it before listen(),
+    // so nobody can connect before it is 0660, owned by this user and the management group.
+    group_ = management_group();
+    if (::chmod(path_.c_str(), 0660) != 0)
+        return make_error(DOCA_ERROR_OPERATING_SYSTEM,
+                          "management socket " + path_ + ": chmod 0660: " + std::strerror(errno));
+    if (::chown(path_.c_str(), uid_t(-1), group_) != 0) {
+        // Not root and not a member of the "skiff" group: the socket keeps the group it was
+        // created with, and that group's members are the ones the peer check lets in.
+        const int why = errno;
+        struct stat st {};
+        const gid_t wanted = group_;
+        group_ = ::stat(path_.c_str(), &st) == 0 ? st.st_gid : ::getegid();
+        skiff::log::get("manage")->info(
+            "management socket {}: cannot give it group {} ({}); it keeps group {}", path_, wanted,
+            std::strerror(why), group_);
+    }
+    if (::listen(listen_fd_, 8) != 0)
         return make_error(DOCA_ERROR_OPERATING_SYSTEM,
                           "management socket " + path_ + ": " + std::strerror(errno));
     wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     thread_ = std::thread([this] { run(); });
-    skiff::log::get("manage")->info("management: JSON-RPC on {}", path_);
+    skiff::log::get("manage")->info(
+        "management: JSON-RPC on {} (mode 0660, group {}; root, uid {} and group {} "
+        "may manage)",
+        path_, group_, ::geteuid(), group_);
     return Status::success();
 }
 
@@ -258,7 +281,7 @@ void ManagementServer::run() {
         if (fds[0].revents) break;
         if (fds[1].revents & POLLIN) {
             int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (fd >= 0) clients.push_back({fd, {}});
+            if (fd >= 0 && admit(fd)) clients.push_back({fd, {}});
         }
         for (size_t i = 2; i < fds.size(); ++i) {
             if (!fds[i].revents) continue;
@@ -286,6 +309,24 @@ void ManagementServer::run() {
         std::erase_if(clients, [](const Client &c) { return c.fd < 0; });
     }
     for (auto &c : clients) ::close(c.fd);
+}
+
+bool ManagementServer::admit(int fd) {
+    auto peer = peer_credentials(fd);
+    if (peer && may_manage(*peer, ::geteuid(), group_)) return true;
+    std::string why = peer ? peer->describe() + " is not root, uid " + std::to_string(::geteuid()) +
+                                 " or a member of group " + std::to_string(group_)
+                           : peer.error().message;
+    skiff::log::get("manage")->warn("management: refused a connection: {}", why);
+    // One answer line, so skiff-ctl can say why, then the connection closes.
+    std::string out = json{{"jsonrpc", "2.0"},
+                           {"id", nullptr},
+                           {"error", {{"code", kRpcNotPermitted}, {"message", "not permitted: " + why}}}}
+                          .dump() +
+                      "\n";
+    [[maybe_unused]] ssize_t n = ::send(fd, out.data(), out.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    ::close(fd);
+    return false;
 }
 
 std::string ManagementServer::handle_line(const std::string &line) {
@@ -381,22 +422,8 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     if (method == "error.inject") return error_inject(live_, params);
     if (method == "save") {
         std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");
-        std::string tmp = path + ".tmp";
-        {
-            // The file may hold DH-HMAC-CHAP secrets: readable by its owner only, from creation on.
-            int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-            if (fd < 0 || ::fchmod(fd, 0600) != 0) {
-                if (fd >= 0) ::close(fd);
-                throw RpcError{kRpcRefused, "save: cannot create " + tmp + ": " + std::strerror(errno)};
-            }
-            ::close(fd);
-            std::ofstream out(tmp);
-            out << config::to_json(live_.running()).dump(2) << "\n";
-            if (!out) throw RpcError{kRpcRefused, "save: cannot write " + tmp};
-        }
-        if (std::rename(tmp.c_str(), path.c_str()) != 0)
-            throw RpcError{kRpcRefused,
-                           "save: cannot rename " + tmp + " to " + path + ": " + std::strerror(errno)};
+        if (auto st = config::save_config_file(live_.running(), path); !st)
+            throw RpcError{kRpcRefused, st.error().message};
         return {{"saved", path}};
     }
     if (method == "reload") {

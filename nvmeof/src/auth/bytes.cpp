@@ -29,6 +29,10 @@ void Secret::wipe() {
     bytes_.clear();
 }
 
+void wipe_memory(void *p, size_t n) {
+    if (p && n) OPENSSL_cleanse(p, n);
+}
+
 bool equal_constant_time(ByteView a, ByteView b) {
     if (a.size() != b.size()) return false;
     return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;

@@ -46,7 +46,10 @@ Result<DhchapKey> parse_dhchap_key(std::string_view text) {
     Bytes raw(text.size() / 4 * 3);
     int n = EVP_DecodeBlock(raw.data(), reinterpret_cast<const unsigned char *>(text.data()),
                             static_cast<int>(text.size()));
-    if (n < 0) return bad_key("the base64 part does not decode");
+    if (n < 0) {
+        OPENSSL_cleanse(raw.data(), raw.size()); // what did decode may be most of a key
+        return bad_key("the base64 part does not decode");
+    }
     size_t len = static_cast<size_t>(n);
     for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) --len; // DecodeBlock keeps padding
     if (len != 36 && len != 52 && len != 68) {

@@ -32,8 +32,8 @@ uint32_t crc32_ieee(const uint8_t *p, size_t n) {
 
 // RFC 8446 HkdfLabel: length (16 bits, big endian), "tls13 " + label, context, each of the two
 // strings preceded by its one-byte length; then HKDF-Extract with a zero salt and Expand.
-std::vector<uint8_t> hkdf_expand_label(PskHash hash, const std::vector<uint8_t> &secret,
-                                       std::string_view label, std::string_view context, size_t out_len) {
+KeyBytes hkdf_expand_label(PskHash hash, const KeyBytes &secret, std::string_view label,
+                           std::string_view context, size_t out_len) {
     std::string full_label = "tls13 " + std::string(label);
     std::vector<uint8_t> info;
     info.push_back(static_cast<uint8_t>(out_len >> 8));
@@ -45,7 +45,7 @@ std::vector<uint8_t> hkdf_expand_label(PskHash hash, const std::vector<uint8_t> 
 
     std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(
         EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr), EVP_PKEY_CTX_free);
-    std::vector<uint8_t> out(out_len);
+    KeyBytes out(out_len);
     size_t len = out_len;
     if (!ctx || EVP_PKEY_derive_init(ctx.get()) <= 0 ||
         EVP_PKEY_CTX_set_hkdf_md(ctx.get(), digest_of(hash)) <= 0 ||
@@ -90,7 +90,7 @@ Result<ConfiguredPsk> parse_interchange(std::string_view text) {
     text.remove_suffix(1);
     if (text.size() % 4 != 0 || text.empty() || text.size() > 128)
         return bad("base64 part has a wrong length");
-    std::vector<uint8_t> raw(text.size() / 4 * 3);
+    KeyBytes raw(text.size() / 4 * 3); // the key and its CRC: wiped whatever the outcome
     int n = EVP_DecodeBlock(raw.data(), reinterpret_cast<const unsigned char *>(text.data()),
                             static_cast<int>(text.size()));
     if (n < 0) return bad("base64 part is not valid base64");
@@ -108,7 +108,7 @@ Result<ConfiguredPsk> parse_interchange(std::string_view text) {
 }
 
 std::string format_interchange(const ConfiguredPsk &psk) {
-    std::vector<uint8_t> raw = psk.key;
+    KeyBytes raw = psk.key;
     uint32_t crc = crc32_ieee(raw.data(), raw.size());
     for (int i = 0; i < 4; ++i) raw.push_back(static_cast<uint8_t>(crc >> (8 * i)));
     std::string b64((raw.size() + 2) / 3 * 4 + 1, '\0');
@@ -120,7 +120,7 @@ std::string format_interchange(const ConfiguredPsk &psk) {
     return std::string(kPrefix) + hh + ":" + b64 + ":";
 }
 
-std::vector<uint8_t> retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn) {
+KeyBytes retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn) {
     if (psk.hash == PskHash::kNone) return psk.key;
     return hkdf_expand_label(psk.hash, psk.key, "HostNQN", hostnqn, psk.key.size());
 }
@@ -131,11 +131,11 @@ std::string psk_identity(PskHash hash, std::string_view hostnqn, std::string_vie
     return std::string(head) + std::string(hostnqn) + " " + std::string(subnqn);
 }
 
-std::vector<uint8_t> tls_psk(PskHash hash, const std::vector<uint8_t> &retained, std::string_view context) {
+KeyBytes tls_psk(PskHash hash, const KeyBytes &retained, std::string_view context) {
     return hkdf_expand_label(hash, retained, "nvme-tls-psk", context, retained.size());
 }
 
-std::string identity_digest(PskHash hash, const std::vector<uint8_t> &retained, std::string_view hostnqn,
+std::string identity_digest(PskHash hash, const KeyBytes &retained, std::string_view hostnqn,
                             std::string_view subnqn) {
     std::string msg = std::string(hostnqn) + " " + std::string(subnqn) + " NVMe-over-Fabrics";
     uint8_t mac[EVP_MAX_MD_SIZE];

@@ -42,7 +42,7 @@ SSL_CTX *shared_ctx(bool server) {
 }
 
 // A PSK session object carrying the TLS PSK for the suite matching its hash.
-SSL_SESSION *psk_session(SSL *ssl, PskHash hash, const std::vector<uint8_t> &key) {
+SSL_SESSION *psk_session(SSL *ssl, PskHash hash, const KeyBytes &key) {
     const SSL_CIPHER *cipher = SSL_CIPHER_find(ssl, hash == PskHash::kSha384 ? kAes256Sha384 : kAes128Sha256);
     SSL_SESSION *sess = SSL_SESSION_new();
     if (!cipher || !sess || !SSL_SESSION_set1_master_key(sess, key.data(), key.size()) ||
@@ -93,7 +93,7 @@ struct SessionCallbacks {
             self->error_ = "identity hash does not match the configured PSK of host " + parsed->hostnqn;
             return 1;
         }
-        std::vector<uint8_t> retained = retained_psk(*configured, parsed->hostnqn);
+        KeyBytes retained = retained_psk(*configured, parsed->hostnqn);
         std::string context = self->identity_;
         if (parsed->version == 1) {
             std::string digest = identity_digest(parsed->hash, retained, parsed->hostnqn, parsed->subnqn);
@@ -192,7 +192,7 @@ Result<std::unique_ptr<TlsSession>> TlsSession::connect(int fd, SessionPsk psk) 
 
 TlsSession::~TlsSession() {
     if (ssl_) SSL_free(ssl_); // does not close the socket: its owner does
-    OPENSSL_cleanse(client_psk_.key.data(), client_psk_.key.size());
+    // client_psk_.key wipes itself (KeyBytes).
 }
 
 void TlsSession::set_error_from_queue(const char *what) {

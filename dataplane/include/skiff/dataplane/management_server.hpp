@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <functional>
 #include <string>
@@ -22,7 +24,8 @@ constexpr int kRpcParseError = -32700;
 constexpr int kRpcInvalidRequest = -32600;
 constexpr int kRpcMethodNotFound = -32601;
 constexpr int kRpcInvalidParams = -32602;
-constexpr int kRpcRefused = -32000; // valid, but the running target cannot apply it
+constexpr int kRpcRefused = -32000;      // valid, but the running target cannot apply it
+constexpr int kRpcNotPermitted = -32001; // the caller may not manage this target (management_peer.hpp)
 
 class ManagementServer {
   public:
@@ -30,7 +33,8 @@ class ManagementServer {
     ManagementServer(LiveConfig &live, std::string socket_path, Reload reload);
     ~ManagementServer();
 
-    // Binds the socket (replacing a stale one) and starts the thread.
+    // Binds the socket (replacing a stale one), mode 0660 with the management group
+    // (management_peer.hpp), and starts the thread.
     Status start();
     void stop();
 
@@ -41,11 +45,15 @@ class ManagementServer {
 
   private:
     void run();
+    // Whether the peer of a new connection may manage this target; if not, it gets one refusal
+    // line and the connection is closed.
+    bool admit(int fd);
     nlohmann::json dispatch(const std::string &method, const nlohmann::json &params);
 
     LiveConfig &live_;
     std::string path_;
     Reload reload_;
+    gid_t group_ = 0; // the socket file's group, whose members may manage
     int listen_fd_ = -1;
     int wake_fd_ = -1;
     std::thread thread_;

@@ -6,7 +6,9 @@
 //   /run/skiff/target.sock
 //   $XDG_RUNTIME_DIR/skiff/target.sock  (a user session)
 //   /tmp/skiff-<uid>/target.sock
-// A folder is usable when it exists or can be created and this process can write in it.
+// A folder is usable when it exists or can be created, this process can write in it, and nobody
+// else can swap the socket in it: a real directory (no symbolic link) owned by this user or root,
+// not writable by group or others unless sticky (dataplane/src/manage/README.md).
 #pragma once
 
 #include "skiff/core/status.hpp"
@@ -28,7 +30,8 @@ class ManagementSocketClaim {
     ~ManagementSocketClaim();
 
     // Takes the lock of `socket_path`, creating its folder (mode 0700 for per-user folders,
-    // 0755 otherwise) when `create_folder`. DOCA_ERROR_IN_USE: another live process holds it.
+    // 0755 otherwise) when `create_folder`; the folder must pass the checks above either way
+    // (DOCA_ERROR_NOT_PERMITTED with the reason). DOCA_ERROR_IN_USE: another live process holds it.
     static Result<ManagementSocketClaim> take(const std::string &socket_path, bool create_folder);
     const std::string &path() const { return path_; }
 

@@ -1,9 +1,10 @@
-// Byte strings for DH-HMAC-CHAP: secrets wiped when freed, constant-time comparison, random
+// Byte strings for DH-HMAC-CHAP and TLS PSKs: secrets wiped when freed, constant-time comparison, random
 // bytes from OpenSSL's CSPRNG. Control path only (authentication runs once per queue).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -34,6 +35,38 @@ class Secret {
     void wipe();
     Bytes bytes_;
 };
+
+// Clears n bytes at p in a way the compiler cannot drop as a dead store (OPENSSL_cleanse).
+void wipe_memory(void *p, size_t n);
+
+// An allocator that wipes every buffer before it frees it: a vector with it leaves no key
+// material in the heap, neither when it is destroyed nor when it grows and moves. Upstream does
+// the allocating (std::allocator; tests put an inspecting one in its place).
+template <typename T, template <typename> class Upstream = std::allocator>
+class WipingAllocator {
+  public:
+    using value_type = T;
+    template <typename U>
+    struct rebind {
+        using other = WipingAllocator<U, Upstream>;
+    };
+    WipingAllocator() = default;
+    template <typename U>
+    WipingAllocator(const WipingAllocator<U, Upstream> &) {}
+
+    T *allocate(size_t n) { return Upstream<T>().allocate(n); }
+    void deallocate(T *p, size_t n) {
+        wipe_memory(p, n * sizeof(T));
+        Upstream<T>().deallocate(p, n);
+    }
+    template <typename U>
+    bool operator==(const WipingAllocator<U, Upstream> &) const {
+        return true;
+    }
+};
+
+// Key bytes (TLS PSKs and what is derived from them): wiped when freed.
+using KeyBytes = std::vector<uint8_t, WipingAllocator<uint8_t>>;
 
 // Compares without an early exit, so timing does not tell an attacker how many bytes matched.
 bool equal_constant_time(ByteView a, ByteView b);

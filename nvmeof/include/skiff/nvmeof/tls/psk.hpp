@@ -6,6 +6,7 @@
 #pragma once
 
 #include "skiff/core/status.hpp"
+#include "skiff/nvmeof/auth/bytes.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -19,9 +20,12 @@ namespace skiff::nvmeof::tls {
 // kNone means "use the key as the retained PSK" (no transform).
 enum class PskHash : uint8_t { kNone = 0, kSha256 = 1, kSha384 = 2 };
 
+// Every key below (configured, retained, TLS PSK) lives in wiped-when-freed memory.
+using auth::KeyBytes;
+
 struct ConfiguredPsk {
     PskHash hash = PskHash::kNone;
-    std::vector<uint8_t> key; // 32 or 48 bytes
+    KeyBytes key; // 32 or 48 bytes
 
     // The hash that derives the TLS PSK and picks the cipher suite: the indicator, or for
     // kNone the one whose output length is the key's (32: SHA-256, 48: SHA-384).
@@ -35,17 +39,17 @@ Result<ConfiguredPsk> parse_interchange(std::string_view text);
 std::string format_interchange(const ConfiguredPsk &psk);
 
 // Retained PSK = HKDF-Expand-Label(HKDF-Extract(0, configured), "HostNQN", hostnqn, len).
-std::vector<uint8_t> retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn);
+KeyBytes retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn);
 
 // "NVMe0R0<h> <hostnqn> <subnqn>" (identity format version 0, retained PSK).
 std::string psk_identity(PskHash hash, std::string_view hostnqn, std::string_view subnqn);
 
 // TLS PSK = HKDF-Expand-Label(HKDF-Extract(0, retained), "nvme-tls-psk", context, len) with the
 // identity's hash; context is the identity for version 0 and "<hh> <digest>" for version 1.
-std::vector<uint8_t> tls_psk(PskHash hash, const std::vector<uint8_t> &retained, std::string_view context);
+KeyBytes tls_psk(PskHash hash, const KeyBytes &retained, std::string_view context);
 
 // Version 1 identities carry a digest: base64(HMAC(retained, "<hostnqn> <subnqn> NVMe-over-Fabrics")).
-std::string identity_digest(PskHash hash, const std::vector<uint8_t> &retained, std::string_view hostnqn,
+std::string identity_digest(PskHash hash, const KeyBytes &retained, std::string_view hostnqn,
                             std::string_view subnqn);
 
 // A PSK identity as a host offers it: "NVMe<v>R<hh> <hostnqn> <subnqn>[ <digest>]".
@@ -61,7 +65,7 @@ std::optional<PskIdentity> parse_identity(std::string_view text);
 struct SessionPsk {
     std::string identity;
     PskHash hash = PskHash::kSha256;
-    std::vector<uint8_t> key;
+    KeyBytes key;
 };
 SessionPsk session_psk(const ConfiguredPsk &psk, std::string_view hostnqn, std::string_view subnqn);
 
