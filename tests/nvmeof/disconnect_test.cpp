@@ -6,9 +6,12 @@
 // fuzzer's I/O queue timed out, it stopped polling, and the association died at KATO.
 #include "raw_tcp_client.hpp"
 #include "target_fixture.hpp"
+#include "skiff/nvmeof/target/io_gate.hpp"
+#include "skiff/nvmeof/target/namespace.hpp"
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <vector>
 
 namespace skiff::test {
@@ -79,6 +82,51 @@ TEST(Disconnect, CommandsSentBehindADisconnectAreAnsweredAndTheAssociationLivesO
     std::vector<uint8_t> got;
     ASSERT_EQ(io2.command(read_cmd(8), &got, 512).status, 0);
     EXPECT_EQ(got, block);
+}
+
+// A write waiting behind a Compare and Write that holds its namespace (from another poll group)
+// when the host deletes the queue: it is answered, Command Aborted due to SQ Deletion, and
+// nothing was written (before the fix: the connection closed and the write was never answered).
+TEST(Disconnect, CommandWaitingForTheNamespaceGateIsAbortedNotLost) {
+    LiveTarget t;
+    RawTcpClient admin(t.io_port);
+    uint16_t cntlid = admin.bring_up_admin(kSubNqn, kHostNqn);
+    RawTcpClient io(t.io_port);
+    io.icreq();
+    ASSERT_EQ(io.fabrics_connect(1, cntlid, kSubNqn, kHostNqn, 127).status, 0);
+    auto &gate = t.target.find_subsystem(kSubNqn)->find_namespace(1)->gate();
+    nvmeof::target::IoGate::set_thread_lane(7); // this thread plays another poll group
+    int token = 0;
+    ASSERT_TRUE(gate.try_exclusive(&token));
+
+    std::vector<uint8_t> data(512, 0x6B);
+    w::Sqe wr = read_cmd(5);
+    wr.opcode = nvme_cmd_write;
+    wr.cid = io.next_cid();
+    io.send_command(wr, data.data(), 512);
+    w::Sqe disc = disconnect_cmd();
+    disc.cid = io.next_cid();
+    io.send_command(disc);
+    std::map<uint16_t, uint16_t> status; // cid -> status, in whichever order they come
+    while (status.size() < 2) {
+        auto pdu = io.recv_pdu();
+        ASSERT_TRUE(pdu) << "connection closed with " << status.size() << " of 2 commands answered";
+        ASSERT_EQ(pdu->ch.type, wt::kCapsuleResp);
+        const w::Cqe &cqe = pdu->as<wt::CapsuleResp>().cqe;
+        status[cqe.cid] = cqe.status;
+    }
+    EXPECT_EQ(status[disc.cid], 0);
+    EXPECT_EQ(w::Status::sc(status[wr.cid]), NVME_SC_ABORT_QUEUE);
+    EXPECT_EQ(w::Status::sct(status[wr.cid]), NVME_SCT_GENERIC);
+
+    gate.leave_exclusive(&token);
+    nvmeof::target::IoGate::set_thread_lane(0);
+    RawTcpClient io2(t.io_port);
+    io2.icreq();
+    ASSERT_EQ(io2.fabrics_connect(1, cntlid, kSubNqn, kHostNqn, 127).status, 0);
+    std::vector<uint8_t> got;
+    ASSERT_EQ(io2.command(read_cmd(5), &got, 512).status, 0);
+    EXPECT_EQ(got, std::vector<uint8_t>(512, 0)) << "the aborted write must not have reached the namespace";
 }
 
 } // namespace
