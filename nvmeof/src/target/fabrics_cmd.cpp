@@ -230,9 +230,13 @@ void execute_property_set(Request &req) {
     complete(req);
 }
 
+// Deletes the I/O queue but leaves the connection to the host (it closes it, or the stall timeout
+// does if it goes silent): commands the host pipelined behind the Disconnect are still answered
+// (Command Sequence Error) instead of being lost with the connection.
 void execute_disconnect(Request &req) {
-    req.queue->request_disconnect();
+    Queue &q = *req.queue;
     complete(req);
+    q.delete_by_host();
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "skiff/nvmeof/target/target.hpp"
 
 #include <cstring>
+#include <utility>
 
 namespace skiff::nvmeof::target {
 
@@ -183,6 +184,42 @@ void Queue::disconnect(const char *why) {
     auth_.reset();
     fused_first = nullptr;
     drop_deferred();
+}
+
+void Queue::delete_by_host() {
+    abort_held_requests();
+    disconnect("host sent Disconnect");
+}
+
+void Queue::abort_held_requests() {
+    // The host may retry these on another queue: no DNR.
+    auto abort = [this](Request &req) {
+        req.fail(NVME_SCT_GENERIC, NVME_SC_ABORT_QUEUE, false);
+        req.fused_waiting = false;
+        complete(req);
+    };
+    Request *req = deferred_head_;
+    deferred_head_ = deferred_tail_ = nullptr;
+    while (req) {
+        Request *next = req->next_deferred;
+        if (req->cmd.fuse()) {
+            // A deferred half of a Compare and Write: its partner waits for it (fused_waiting), and
+            // the compare half may have claimed the namespace's gate already.
+            Request *partner = req->fused_partner;
+            const Request *cmp = req->cmd.fuse() == 1 ? req : partner;
+            if (req->ns && cmp) req->ns->gate().leave_exclusive(cmp);
+            if (partner && partner->fused_waiting) abort(*partner);
+        }
+        abort(*req);
+        req = next;
+    }
+    // A first half whose partner never came: answered now if its data is in, else when it is
+    // (execute_fused_half completes a failed half).
+    if (Request *first = std::exchange(fused_first, nullptr)) {
+        bool waiting = first->fused_waiting;
+        first->fail(NVME_SCT_GENERIC, NVME_SC_ABORT_QUEUE, false);
+        if (waiting) abort(*first);
+    }
 }
 
 void Queue::drop_deferred() {

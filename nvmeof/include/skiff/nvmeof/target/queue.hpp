@@ -102,6 +102,12 @@ class Queue {
     bool poll(uint64_t now_ms);
     // Called by the transport when the connection goes away (or on shutdown).
     void disconnect(const char *why);
+    // Fabrics Disconnect: the host deletes this I/O queue. The connection stays open until the
+    // host closes it, so every command the host sent on it is still answered: those held here
+    // (deferred behind a Compare and Write, a fused first half without its partner) end with
+    // Command Aborted due to SQ Deletion, backend I/O in flight completes as usual, and commands
+    // sent after the Disconnect find no queue (Command Sequence Error, as before Connect).
+    void delete_by_host();
 
     uint16_t qid() const { return qid_; }
     bool connected() const { return ctrl_ != nullptr; }
@@ -148,6 +154,7 @@ class Queue {
   private:
     void admit(Request &req);
     void drop_deferred();
+    void abort_held_requests();
 
     Target &target_;
     Port port_;
