@@ -11,6 +11,8 @@
 // max_queue_depth   2 + byte % 127: 2 .. 128
 // max_admin_queue_depth  2 + byte % 63: 2 .. 64
 // tcp_zero_copy_read_min  byte % 3: 0 (always copy), 4 KiB, 32 KiB (the default)
+// Each field is XORed with FuzzTarget's defaults first (kDefaults), so bytes of zero (the empty
+// input libFuzzer always runs first, or a short input) mean the default limits.
 // All other limits keep FuzzTarget's values (max_io_queues 4).
 #pragma once
 
@@ -23,15 +25,20 @@ namespace skiff::fuzz {
 
 constexpr size_t kLimitsBytes = 6;
 
+// FuzzTarget's limits as encoded here: in-capsule 8192 (512 x 16), MDTS 16 KiB (4 KiB << 2),
+// depths 16 and 8, zero-copy reads from 32 KiB.
+constexpr uint16_t kDefaultIcd = 512;
+constexpr uint8_t kDefaults[] = {2, 14, 6, 2};
+
 inline tgt::Limits draw_limits(Input &in) {
     tgt::Limits l = FuzzTarget::limits();
-    uint16_t icd = in.u16();
+    uint16_t icd = in.u16() ^ kDefaultIcd;
     l.in_capsule_data = icd == 0xFFFF ? 1u << 20 : uint32_t(icd) * 16;
-    l.max_transfer = 4096u << (in.u8() % 9);
-    l.max_queue_depth = static_cast<uint16_t>(2 + in.u8() % 127);
-    l.max_admin_queue_depth = static_cast<uint16_t>(2 + in.u8() % 63);
+    l.max_transfer = 4096u << ((in.u8() ^ kDefaults[0]) % 9);
+    l.max_queue_depth = static_cast<uint16_t>(2 + (in.u8() ^ kDefaults[1]) % 127);
+    l.max_admin_queue_depth = static_cast<uint16_t>(2 + (in.u8() ^ kDefaults[2]) % 63);
     static constexpr uint32_t kZeroCopy[] = {0, 4096, 32 * 1024};
-    l.tcp_zero_copy_read_min = kZeroCopy[in.u8() % 3];
+    l.tcp_zero_copy_read_min = kZeroCopy[(in.u8() ^ kDefaults[3]) % 3];
     return l;
 }
 

@@ -103,8 +103,9 @@ def limits(icd=8192, mdts=16384, qd=16, admin_qd=8, zero_copy=32768):
     """The 6 limits bytes of tests/fuzz/fuzz_limits.hpp (defaults: FuzzTarget's limits)."""
     assert icd % 16 == 0 and icd <= 1 << 20 and 2 <= qd <= 128 and 2 <= admin_qd <= 64
     icd_field = 0xFFFF if icd == 1 << 20 else icd // 16
-    return struct.pack("<HBBBB", icd_field, mdts.bit_length() - 13, qd - 2, admin_qd - 2,
-                       {0: 0, 4096: 1, 32768: 2}[zero_copy])
+    # XORed with the defaults' encoding (fuzz_limits.hpp), so zero bytes mean the defaults.
+    return struct.pack("<HBBBB", icd_field ^ 512, (mdts.bit_length() - 13) ^ 2, (qd - 2) ^ 14, (admin_qd - 2) ^ 6,
+                       {0: 0, 4096: 1, 32768: 2}[zero_copy] ^ 2)
 
 
 def tcp_target_receive():

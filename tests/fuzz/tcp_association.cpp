@@ -253,7 +253,8 @@ class Association {
                                       : mdts_bytes_;
         uint32_t len = raw_len % (limit + 1);
         std::vector<uint8_t> data(len, fill);
-        std::memcpy(data.data(), given.data(), std::min<size_t>(given.size(), len));
+        if (!given.empty() && len)
+            std::memcpy(data.data(), given.data(), std::min<size_t>(given.size(), len));
         submit(link, sqe, in_capsule, data);
     }
 

@@ -77,7 +77,7 @@ class TcpHost {
         c.len = len;
         c.in_capsule = in_capsule;
         c.data.assign(len, 0);
-        std::memcpy(c.data.data(), data.data(), std::min<size_t>(data.size(), len));
+        if (!data.empty() && len) std::memcpy(c.data.data(), data.data(), std::min<size_t>(data.size(), len));
         c.seq = ++seq_;
         send_pdu(tcpw::kCapsuleCmd, &sqe, sizeof(sqe),
                  in_capsule ? std::span<const uint8_t>(c.data) : std::span<const uint8_t>());
@@ -266,7 +266,7 @@ class TcpHost {
             std::memcpy(&got, data + d.datal, 4);
             SKIFF_FUZZ_CHECK(got == nvmeof::crc32c(data, d.datal));
         }
-        std::memcpy(c.data.data() + d.datao, data, d.datal);
+        if (d.datal) std::memcpy(c.data.data() + d.datao, data, d.datal);
         bool last = ch.flags & tcpw::kFlagDataLast, success = ch.flags & tcpw::kFlagDataSuccess;
         SKIFF_FUZZ_CHECK(!success || last);           // SUCCESS only on the last C2HData
         SKIFF_FUZZ_CHECK(!success || sqfc_disabled_); // and only when SQ flow control is off
