@@ -222,7 +222,7 @@ def tcp_association():
     # Keep-alive: a 500 ms KATO and pauses longer than that; the host keeps the association alive.
     seeds["keep_alive"] = base + setup(kato=500) + pause(64) + io + pause(64) + pause(64) + admin
     # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2 (Connect data by R2T:
-    # see open/admin-connect-in-capsule-icd0 for the in-capsule Connect).
+    # see regressions/admin-connect-in-capsule-icd0 for the in-capsule Connect).
     seeds["limits_smallest"] = limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + \
         setup(admin_sq=1, io_sq=1, admin_r2t=True, io_r2t=True) + io
     # The largest: 1 MiB MDTS and in-capsule data, deep queues, zero-copy reads from 4 KiB.
@@ -243,10 +243,9 @@ def tcp_association():
     return seeds
 
 
-def tcp_association_open():
-    """Inputs that fail tcp_association because of bugs not fixed yet (tests/fuzz/README.md, "Open
-    findings"): kept in tcp_association/open/, which no test replays, until the fix moves them to
-    regressions/."""
+def tcp_association_regressions():
+    """Inputs that failed tcp_association before their bugs were fixed (tests/fuzz/README.md, "Bugs
+    found so far"), written into tcp_association/regressions/, which every test run replays."""
     base_setup = bytes([0, 6, 14, 0])  # no digests, admin SQSIZE 7, I/O SQSIZE 15, no KATO
     identify = bytes([0, 0x06, 0x40, 0]) + struct.pack("<6I", 1, 0, 0, 0, 0, 0) + bytes([2]) + \
         struct.pack("<I", 4096) + bytes([0, 0])
@@ -463,9 +462,9 @@ if __name__ == "__main__":
     ap.add_argument("harness", nargs="*", help="only these (default: all)")
     args = ap.parse_args()
     if not args.harness or "tcp_association" in args.harness:
-        d = os.path.join(args.out, "tcp_association", "open")
+        d = os.path.join(args.out, "tcp_association", "regressions")
         os.makedirs(d, exist_ok=True)
-        for name, data in tcp_association_open().items():
+        for name, data in tcp_association_regressions().items():
             with open(os.path.join(d, name), "wb") as f:
                 f.write(data)
     for name in args.harness or HARNESSES:

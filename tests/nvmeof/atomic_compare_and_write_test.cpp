@@ -242,5 +242,27 @@ TEST_F(AtomicCompareAndWrite, RangeAndPairingErrorsNeverReachTheDevice) {
     EXPECT_TRUE(dev->ops.empty());
 }
 
+// A write half refused before it could be paired (here: a namespace that does not exist) takes
+// its compare half with it; the compare half is answered, not left waiting for a partner (found
+// by the tcp_association fuzz harness: the compare half never completed).
+TEST_F(AtomicCompareAndWrite, ASecondHalfForAnUnknownNamespaceFailsTheFirstHalfToo) {
+    auto data = pattern(512, 3);
+    for (uint32_t nsid : {0u, 7u, 0xFFFFFFFFu}) {
+        SCOPED_TRACE("write half nsid " + std::to_string(nsid));
+        w::Sqe cmp = io_sqe(nvme_cmd_compare, 9, 1);
+        w::Sqe wr = io_sqe(nvme_cmd_write, 9, 1);
+        cmp.flags = 1;
+        wr.flags = 2;
+        wr.nsid = nsid;
+        auto &c = io.submit(cmp, 512, data.data());
+        auto &x = io.submit(wr, 512, data.data());
+        ASSERT_TRUE(io.is_done(x));
+        EXPECT_NE(x.cqe.status, 0);
+        ASSERT_TRUE(io.is_done(c)) << "the compare half was never answered";
+        EXPECT_EQ(sc(c.cqe), NVME_SC_FUSED_FAIL);
+    }
+    EXPECT_TRUE(dev->ops.empty());
+}
+
 } // namespace
 } // namespace skiff::test

@@ -56,16 +56,30 @@ bool Queue::prepare(Request &req) {
         first->fail(NVME_SCT_GENERIC, NVME_SC_FUSED_MISSING);
         if (first->fused_waiting) complete(*first); // else it completes when its data is in
     }
-    if (req.cmd.opcode == wire::kFabricsOpcode) return detail::parse_fabrics(req);
-    // Only Connect may come before the queue is connected.
-    if (!ctrl_) return detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
-    // A queue that must authenticate serves nothing else until it did (one flag per command).
-    if (!authenticated_) return detail::fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_AUTH_REQUIRED);
-    if (qid_ == 0)
-        return ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
-    bool ok = detail::parse_io(req);
-    // The request holds its namespace until it completes or is released (safe removal).
-    if (req.ns) req.ns->pin();
+    // The command itself, once its fused-pair bookkeeping above is done.
+    auto parse = [this, &req] {
+        if (req.cmd.opcode == wire::kFabricsOpcode) return detail::parse_fabrics(req);
+        // Only Connect may come before the queue is connected.
+        if (!ctrl_) return detail::fail(req, NVME_SCT_GENERIC, NVME_SC_CMD_SEQ_ERROR);
+        // A queue that must authenticate serves nothing else until it did (one flag per command).
+        if (!authenticated_) return detail::fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_AUTH_REQUIRED);
+        if (qid_ == 0)
+            return ctrl_->is_discovery() ? detail::parse_discovery_admin(req) : detail::parse_admin(req);
+        bool ok = detail::parse_io(req);
+        // The request holds its namespace until it completes or is released (safe removal).
+        if (req.ns) req.ns->pin();
+        return ok;
+    };
+    Request *first = req.cmd.fuse() == 2 ? fused_first : nullptr;
+    bool ok = parse();
+    if (first && fused_first == first) {
+        // A second half refused before it was paired with its first half (no such namespace,
+        // controller not ready, not an I/O command...): the pair fails together. Left waiting,
+        // the first half would never be answered.
+        fused_first = nullptr;
+        first->fail(NVME_SCT_GENERIC, NVME_SC_FUSED_FAIL);
+        if (first->fused_waiting) complete(*first); // else it completes when its data is in
+    }
     return ok;
 }
 
