@@ -163,7 +163,8 @@ void read_transports(JsonReader &r, const json &j, std::vector<TransportSettings
             else
                 s.in_capsule_data_size = uint32_t(*v);
         }
-        if (auto v = r.size(t, p, "max_io_size", 4096, 8 << 20, false)) {
+        // From 8 KiB: Identify's MDTS is log2 of 4 KiB pages, and 0 would tell hosts "no limit".
+        if (auto v = r.size(t, p, "max_io_size", 8192, 8 << 20, false)) {
             // MDTS is a power of two of 4 KiB pages.
             if ((*v & (*v - 1)) != 0)
                 r.error(join(p, "max_io_size"),

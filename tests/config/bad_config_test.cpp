@@ -281,9 +281,9 @@ const std::vector<BadCase> kCases = {
      {"transports[0].in_capsule_data_size: expected a multiple of 16 bytes, got 1000"}},
     {"in-capsule data larger than the request buffer (max_io_size)",
      [](json &j) {
-         j["transports"] = {{{"trtype", "tcp"}, {"in_capsule_data_size", "1MiB"}, {"max_io_size", "4KiB"}}};
+         j["transports"] = {{{"trtype", "tcp"}, {"in_capsule_data_size", "1MiB"}, {"max_io_size", "8KiB"}}};
      },
-     {"transports[0].in_capsule_data_size: expected at most max_io_size (4KiB): a command's in-capsule "
+     {"transports[0].in_capsule_data_size: expected at most max_io_size (8KiB): a command's in-capsule "
       "data must fit its request buffer, got \"1MiB\""}},
     {"max I/O size not a power of two",
      [](json &j) {

@@ -136,17 +136,17 @@ TEST(Load, ZeroCopyReadMinIsATcpSetting) {
     EXPECT_EQ(parse_config(json::parse("{}")).config->transport().zero_copy_read_min, 32u * 1024);
 }
 
-// In-capsule data lands in a request buffer of max_io_size bytes: the default in-capsule size
-// follows a smaller max_io_size (an explicit larger one is refused: bad_config_test), and one
-// that fits is kept.
+// In-capsule data lands in a request buffer of max_io_size bytes: with the smallest max_io_size
+// (8 KiB) the default in-capsule size still fits and saves back the same (an explicit larger one
+// is refused: bad_config_test), and one that fits is kept.
 TEST(Load, InCapsuleDataSizeNeverExceedsMaxIoSize) {
     LoadResult small =
-        parse_config(json::parse(R"({"transports": [{"trtype": "tcp", "max_io_size": "4KiB"}]})"));
+        parse_config(json::parse(R"({"transports": [{"trtype": "tcp", "max_io_size": "8KiB"}]})"));
     ASSERT_TRUE(small.ok()) << small.error_text();
-    EXPECT_EQ(small.config->transport().in_capsule_data_size, 4096u);
+    EXPECT_EQ(small.config->transport().in_capsule_data_size, 8192u);
     LoadResult again = parse_config(to_json(*small.config));
     ASSERT_TRUE(again.ok()) << again.error_text();
-    EXPECT_EQ(again.config->transport().in_capsule_data_size, 4096u);
+    EXPECT_EQ(again.config->transport().in_capsule_data_size, 8192u);
 
     LoadResult fits = parse_config(json::parse(
         R"({"transports": [{"trtype": "tcp", "max_io_size": "64KiB", "in_capsule_data_size": "64KiB"}]})"));
