@@ -1,5 +1,6 @@
 // NVMe/RDMA SGL handling: keyed data blocks (with and without invalidate), in-capsule offset
 // descriptors, and the statuses of descriptors the transport cannot use.
+#include "skiff/nvmeof/rdma/capsule_backlog.hpp"
 #include "skiff/nvmeof/rdma/rdma_sgl.hpp"
 #include "skiff/nvmeof/wire/sgl.hpp"
 
@@ -12,6 +13,7 @@ namespace skiff::nvmeof::rdma {
 namespace {
 
 constexpr uint32_t kMdts = 128 * 1024;
+constexpr uint32_t kSqeLen = 64;
 
 wire::Sqe keyed(uint64_t addr, uint32_t len, uint32_t key, uint8_t id = wire::kSglIdKeyed) {
     wire::Sqe cmd{};
@@ -101,6 +103,31 @@ TEST(RdmaSgl, OtherDescriptorsAndPrpsGetTheirStatus) {
     SglPlan p = plan_sgl(prp, 0, kMdts);
     EXPECT_EQ(sc(p), NVME_SC_INVALID_FIELD);
     EXPECT_TRUE(p.status & 0x8000) << "do not retry";
+}
+
+// A capsule of 64 + 65536 bytes (in_capsule_data_size 64 KiB) queued, replayed, planned: an SGL
+// inside what arrived is used in place, one past it refused. With the count cut to 16 bits the
+// replay saw 64 bytes, and `byte_len - 64` had wrapped in earlier versions.
+TEST(RdmaSgl, ReplayedCapsulePlansOnlyTheBytesThatArrived) {
+    CapsuleBacklog backlog(2);
+    backlog.push({7, kSqeLen + 65536});
+    backlog.push({8, kSqeLen + 512});
+    CapsuleBacklog::Capsule big = backlog.pop(), small = backlog.pop();
+
+    SglPlan ok = plan_sgl(in_capsule(4096, 61440), big.byte_len - kSqeLen, kMdts);
+    ASSERT_EQ(ok.status, 0);
+    EXPECT_EQ(ok.kind, SglPlan::kInCapsule);
+    EXPECT_EQ(ok.offset + ok.length, 65536u);
+    EXPECT_EQ(sc(plan_sgl(in_capsule(4096, 61441), big.byte_len - kSqeLen, kMdts)), NVME_SC_SGL_INVALID_DATA);
+    EXPECT_EQ(sc(plan_sgl(in_capsule(1024, 16), small.byte_len - kSqeLen, kMdts)),
+              NVME_SC_SGL_INVALID_OFFSET);
+}
+
+// In-capsule data is bounded by MDTS too: a capsule larger than max_transfer (a configuration
+// the loader now refuses, or limits made in code) cannot carry a command moving more than MDTS.
+TEST(RdmaSgl, InCapsuleDataLongerThanMdtsIsInvalidData) {
+    EXPECT_EQ(sc(plan_sgl(in_capsule(0, 8192), 65536, 4096)), NVME_SC_SGL_INVALID_DATA);
+    EXPECT_EQ(plan_sgl(in_capsule(0, 4096), 65536, 4096).status, 0);
 }
 
 } // namespace
