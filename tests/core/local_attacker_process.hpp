@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../helpers/child_program.hpp"
+#include "../helpers/program_for_other_users.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -31,6 +32,12 @@ inline std::string why_no_attacker() {
 class LocalAttacker {
   public:
     explicit LocalAttacker(const std::vector<std::string> &args) {
+        // Made before fork: the child only execs.
+        std::string program = program_for_other_users(SKIFF_BIN_DIR "/local_attacker");
+        std::vector<std::string> env = other_users_environment();
+        std::vector<char *> raw_env;
+        for (auto &e : env) raw_env.push_back(e.data());
+        raw_env.push_back(nullptr);
         int to_child[2], from_child[2];
         if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) return;
         pid_ = ::fork();
@@ -42,12 +49,12 @@ class LocalAttacker {
             std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup",
                                              "--clear-groups", "--"};
             if (!test_emulator().empty()) argv.push_back(test_emulator());
-            argv.push_back(SKIFF_BIN_DIR "/local_attacker");
+            argv.push_back(program);
             argv.insert(argv.end(), args.begin(), args.end());
             std::vector<char *> raw;
             for (auto &a : argv) raw.push_back(a.data());
             raw.push_back(nullptr);
-            ::execv(raw[0], raw.data());
+            ::execve(raw[0], raw.data(), raw_env.data());
             ::_exit(127);
         }
         ::close(to_child[0]);

@@ -7,6 +7,7 @@
 //   - read the secrets `save` writes, by preparing the temporary file or the target file first.
 // setpriv needs root: the tests skip otherwise (they run as root here and in CI).
 #include "../helpers/child_program.hpp"
+#include "../helpers/program_for_other_users.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/auth/dhchap_key.hpp"
@@ -50,8 +51,9 @@ std::string quoted(const std::string &text) {
     return out + "'";
 }
 
+// A copy nobody can run wherever the build tree is (see program_for_other_users.hpp).
 std::string ctl_binary() {
-    return std::string(SKIFF_BIN_DIR) + "/skiff-ctl";
+    return skiff::test::program_for_other_users(std::string(SKIFF_BIN_DIR) + "/skiff-ctl");
 }
 
 // skiff-ctl as a shell command (through the test emulator of a cross build).
