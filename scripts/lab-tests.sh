@@ -3,6 +3,7 @@
 # README; the image is built on first use). Called by scripts/test.sh unless SKIFF_SKIP_LAB=1.
 #
 #   scripts/lab-tests.sh [test ...]      (default: every test below)
+#   scripts/lab-tests.sh --list          the default tests' names, one a line
 #
 # Tests:
 #   host-target-tcp   build/bin/skiff-target on the host; in the guest nvme discover, nvme connect,
@@ -329,6 +330,7 @@ test_dpa_rdma_pingpong() {
 }
 
 all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations service)
+if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
 

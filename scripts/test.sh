@@ -10,9 +10,27 @@
 #   lab      a real Linux initiator in a VM (SKIFF_SKIP_LAB=1 skips it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
 start=$(date +%s)
-stage() { echo "== $1 (at $(( ($(date +%s) - start) / 60 )) min)"; }
+# Each stage's name and start; the table at the end (also after a failure) shows where the time went.
+stage_names=() stage_starts=()
+stage() {
+  stage_names+=("$1") stage_starts+=("$(date +%s)")
+  echo "== $1 (at $(( ($(date +%s) - start) / 60 )) min)"
+}
+stage_table() {
+  local end i next
+  end=$(date +%s)
+  echo "== stage times"
+  printf '%-24s %8s\n' stage "min:sec"
+  for i in "${!stage_names[@]}"; do
+    next=${stage_starts[$((i + 1))]:-$end}
+    printf '%-24s %5d:%02d\n' "${stage_names[$i]}" $(( (next - stage_starts[i]) / 60 )) $(( (next - stage_starts[i]) % 60 ))
+  done
+  printf '%-24s %5d:%02d\n' total $(( (end - start) / 60 )) $(( (end - start) % 60 ))
+}
+trap stage_table EXIT
+stage "install-deps"
+scripts/install-deps.sh
 
 # The lab image (a debootstrap of Debian packages, minutes the first time, about a second once
 # current) is built in the background while the compilers run: it waits on the network and the
@@ -63,5 +81,8 @@ if [ "${SKIFF_SKIP_LAB:-0}" != 1 ] && [ -x scripts/lab-tests.sh ]; then
 fi
 rm -f "$lab_image_log"
 
-stage "done"
+# Every test defined in a build runs in at least one stage (the table: scripts/test-inventory.sh --table).
+stage "inventory"
+scripts/test-inventory.sh || failed=1
+
 exit "$failed"

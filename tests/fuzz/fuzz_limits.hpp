@@ -7,7 +7,8 @@
 //   [I/O queue depth: 1 byte][admin queue depth: 1 byte][zero-copy read minimum: 1 byte]
 // in_capsule_data   0 .. 1 MiB in steps of 16 (the configuration loader's range: larger than
 //                   max_transfer is possible, as it was before the loader refused it)
-// max_transfer      4 KiB << (byte % 9): 4 KiB .. 1 MiB
+// max_transfer      8 KiB << (byte % 8): 8 KiB .. 1 MiB (the loader's max_io_size starts at 8 KiB:
+//                   Identify's MDTS cannot say 4 KiB, its 0 means "no limit")
 // max_queue_depth   2 + byte % 127: 2 .. 128
 // max_admin_queue_depth  2 + byte % 63: 2 .. 64
 // tcp_zero_copy_read_min  byte % 3: 0 (always copy), 4 KiB, 32 KiB (the default)
@@ -25,16 +26,16 @@ namespace skiff::fuzz {
 
 constexpr size_t kLimitsBytes = 6;
 
-// FuzzTarget's limits as encoded here: in-capsule 8192 (512 x 16), MDTS 16 KiB (4 KiB << 2),
+// FuzzTarget's limits as encoded here: in-capsule 8192 (512 x 16), MDTS 16 KiB (8 KiB << 1),
 // depths 16 and 8, zero-copy reads from 32 KiB.
 constexpr uint16_t kDefaultIcd = 512;
-constexpr uint8_t kDefaults[] = {2, 14, 6, 2};
+constexpr uint8_t kDefaults[] = {1, 14, 6, 2};
 
 inline tgt::Limits draw_limits(Input &in) {
     tgt::Limits l = FuzzTarget::limits();
     uint16_t icd = in.u16() ^ kDefaultIcd;
     l.in_capsule_data = icd == 0xFFFF ? 1u << 20 : uint32_t(icd) * 16;
-    l.max_transfer = 4096u << ((in.u8() ^ kDefaults[0]) % 9);
+    l.max_transfer = 8192u << ((in.u8() ^ kDefaults[0]) % 8);
     l.max_queue_depth = static_cast<uint16_t>(2 + (in.u8() ^ kDefaults[1]) % 127);
     l.max_admin_queue_depth = static_cast<uint16_t>(2 + (in.u8() ^ kDefaults[2]) % 63);
     static constexpr uint32_t kZeroCopy[] = {0, 4096, 32 * 1024};

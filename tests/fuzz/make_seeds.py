@@ -101,10 +101,10 @@ class TcpStream:
 
 def limits(icd=8192, mdts=16384, qd=16, admin_qd=8, zero_copy=32768):
     """The 6 limits bytes of tests/fuzz/fuzz_limits.hpp (defaults: FuzzTarget's limits)."""
-    assert icd % 16 == 0 and icd <= 1 << 20 and 2 <= qd <= 128 and 2 <= admin_qd <= 64
+    assert icd % 16 == 0 and icd <= 1 << 20 and 8192 <= mdts <= 1 << 20 and 2 <= qd <= 128 and 2 <= admin_qd <= 64
     icd_field = 0xFFFF if icd == 1 << 20 else icd // 16
     # XORed with the defaults' encoding (fuzz_limits.hpp), so zero bytes mean the defaults.
-    return struct.pack("<HBBBB", icd_field ^ 512, (mdts.bit_length() - 13) ^ 2, (qd - 2) ^ 14, (admin_qd - 2) ^ 6,
+    return struct.pack("<HBBBB", icd_field ^ 512, (mdts.bit_length() - 14) ^ 1, (qd - 2) ^ 14, (admin_qd - 2) ^ 6,
                        {0: 0, 4096: 1, 32768: 2}[zero_copy] ^ 2)
 
 
@@ -148,11 +148,11 @@ def tcp_target_receive():
     seeds["termreq"] = head + s.out
     # Byte at a time: the split seed with bit 31 set after the first step gives small chunks.
     seeds["admin_small_splits"] = b"\xff\xff" + limits() + TcpStream().bring_up().out
-    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2. The Connect data
-    # (1024 bytes) exceeds the in-capsule size here.
+    # The smallest configuration: no in-capsule data, 8 KiB MDTS (the loader's smallest), queues
+    # of 2. The Connect data (1024 bytes) exceeds the in-capsule size here.
     s = TcpStream().bring_up(sqsize=1)
     s.capsule(sqe(0x06, cid=3, cdw10=1, dptr=sgl(0, 4096, 0x5A)))
-    seeds["limits_smallest"] = split + limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + s.out
+    seeds["limits_smallest"] = split + limits(icd=0, mdts=8192, qd=2, admin_qd=2, zero_copy=0) + s.out
     # Large transfers: 1 MiB MDTS, 64 KiB in-capsule, deep queues, zero-copy reads from 4 KiB; digests.
     big = limits(icd=65536, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
     s = TcpStream(hdgst=True, ddgst=True).bring_up(cntlid=1, qid=1, sqsize=127)
@@ -164,13 +164,13 @@ def tcp_target_receive():
     # In-capsule data larger than MDTS (the loader now refuses it; the target bounds it anyway).
     s = TcpStream().bring_up(cntlid=1, qid=1)
     s.capsule(sqe(0x01, cid=3, nsid=1, cdw12=15, dptr=sgl(0, 8192, 0x01)), b"\x42" * 8192)
-    seeds["in_capsule_over_mdts"] = split + limits(icd=16384, mdts=4096) + s.out
-    # Issue 36, exactly: in_capsule_data 1 MiB and MDTS 4 KiB, ICReq, then a Connect capsule whose
-    # in-capsule SGL and data are 1 MiB (the connect data, then zeroes). It overran the request's
-    # 4 KiB buffer before the fix.
+    seeds["in_capsule_over_mdts"] = split + limits(icd=16384, mdts=8192) + s.out
+    # Issue 36: in_capsule_data 1 MiB and MDTS 8 KiB (4 KiB in the issue; the loader now starts at
+    # 8 KiB), ICReq, then a Connect capsule whose in-capsule SGL and data are 1 MiB (the connect
+    # data, then zeroes). It overran the request's buffer before the fix.
     s = TcpStream().icreq()
     s.capsule(connect_sqe(0, 7, cid=1, length=1 << 20), connect_data().ljust(1 << 20, b"\0"))
-    seeds["issue36_connect_1mib_in_capsule"] = split + limits(icd=1 << 20, mdts=4096) + s.out
+    seeds["issue36_connect_1mib_in_capsule"] = split + limits(icd=1 << 20, mdts=8192) + s.out
     return seeds
 
 
@@ -221,9 +221,9 @@ def tcp_association():
     seeds["connect_by_r2t"] = base + setup(admin_r2t=True, io_r2t=True) + io
     # Keep-alive: a 500 ms KATO and pauses longer than that; the host keeps the association alive.
     seeds["keep_alive"] = base + setup(kato=500) + pause(64) + io + pause(64) + pause(64) + admin
-    # The smallest configuration: no in-capsule data, 4 KiB MDTS, queues of 2 (Connect data by R2T:
+    # The smallest configuration: no in-capsule data, 8 KiB MDTS, queues of 2 (Connect data by R2T:
     # see regressions/admin-connect-in-capsule-icd0 for the in-capsule Connect).
-    seeds["limits_smallest"] = limits(icd=0, mdts=4096, qd=2, admin_qd=2, zero_copy=0) + \
+    seeds["limits_smallest"] = limits(icd=0, mdts=8192, qd=2, admin_qd=2, zero_copy=0) + \
         setup(admin_sq=1, io_sq=1, admin_r2t=True, io_r2t=True) + io
     # The largest: 1 MiB MDTS and in-capsule data, deep queues, zero-copy reads from 4 KiB.
     big = limits(icd=1 << 20, mdts=1 << 20, qd=128, admin_qd=64, zero_copy=4096)
@@ -231,8 +231,9 @@ def tcp_association():
     large += cmd(0x02, io=True, nsid=2, cdw=(0, 0, 63), mode=2, length=262144)
     large += cmd(0x01, io=True, nsid=1, cdw=(0, 0, 2047), mode=2, length=1 << 20, fill=0x3A)
     seeds["limits_large"] = big + setup(hd=True, dd=True, admin_sq=63, io_sq=127) + large
-    # Issue 36's limits (in-capsule 1 MiB, MDTS 4 KiB): the host keeps to the advertised IOCCSZ.
-    seeds["issue36_limits"] = limits(icd=1 << 20, mdts=4096) + setup() + io
+    # Issue 36's limits (in-capsule 1 MiB; MDTS 8 KiB, the loader's smallest): the host keeps to
+    # the advertised IOCCSZ.
+    seeds["issue36_limits"] = limits(icd=1 << 20, mdts=8192) + setup() + io
     # A lone fused first half at the end may wait; one followed by another command may not.
     seeds["fused_first_alone"] = base + setup() + cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512) + \
         cmd(0x02, io=True, nsid=1, mode=2, length=512) + cmd(0x05, io=True, flags=1, nsid=1, mode=1, length=512)
