@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (tests/fuzz/, clang + ASan + UBSan, build-fuzz/) and runs each
+# Builds the libFuzzer harnesses (tests/fuzz/, clang + ASan + UBSan, build-asan/) and runs each
 # for a bounded time, then prints per harness: executions, coverage (cov = edges, ft = features,
 # as libFuzzer counts them) and crashes. Exit status 1 when any harness crashed (or its
 # sanitizers reported), so CI fails on a crash. Run with --help for the options.
@@ -10,28 +10,29 @@ usage() {
   cat <<'USAGE'
 usage: scripts/fuzz.sh [--seconds N] [--jobs N] [--no-build] [--keep-going] [HARNESS...]
 
-Builds build-fuzz/ (scripts/build.sh fuzz: clang-14, libFuzzer, ASan + UBSan) and runs every
-harness of tests/fuzz/ (or only those named) for N seconds each (default 60), --jobs of them at
-a time (default 1: one after another).
+Builds the harnesses in build-asan/ (scripts/build.sh fuzz: clang-14, libFuzzer, ASan + UBSan; the
+same build as scripts/build.sh asan, which also builds the tests) and runs every harness of
+tests/fuzz/ (or only those named) for N seconds each (default 60), --jobs of them at a time
+(default 1: one after another).
 
   --seconds N    fuzzing time per harness (libFuzzer -max_total_time)
   --jobs N       harnesses fuzzing at once, each one process on its own core (default 1). The
                  wall time is about ceil(harnesses / N) x seconds: eight harnesses at 600 s
                  take 80 min with --jobs 1, 40 min with --jobs 2 on a 2-core machine.
                  More jobs than cores only share the cores: each harness then runs fewer inputs.
-  --no-build     use build-fuzz/ as it is
+  --no-build     use build-asan/ as it is (CI: the asan stage built it)
   --keep-going   after a crash, keep fuzzing the same harness until its time is up
                  (libFuzzer -fork=1 -ignore_crashes=1), collecting every crash
   --list         print the harness names and exit
   -h, --help     this text
 
 Each harness starts from its committed inputs (tests/fuzz/<harness>/corpus/ and regressions/)
-plus what earlier runs found (build-fuzz/fuzz-work/<harness>/corpus/, where new inputs go).
-A crashing input is saved as build-fuzz/fuzz-work/<harness>/crash-<sha1> (also timeout-, oom-,
-leak-); the harness's full log is build-fuzz/fuzz-work/<harness>/log. To keep a crash as a
+plus what earlier runs found (build-asan/fuzz-work/<harness>/corpus/, where new inputs go).
+A crashing input is saved as build-asan/fuzz-work/<harness>/crash-<sha1> (also timeout-, oom-,
+leak-); the harness's full log is build-asan/fuzz-work/<harness>/log. To keep a crash as a
 regression input once it is fixed, copy it to tests/fuzz/<harness>/regressions/: every normal
 test run (ctest fuzz-replay.<harness>) replays it. Replay one input by hand:
-  build-fuzz/bin/fuzz-<harness> path/to/input        (or build/bin/fuzz-<harness> in a gcc build)
+  build-asan/bin/fuzz-<harness> path/to/input        (or build/bin/fuzz-<harness> in a gcc build)
 Environment: SKIFF_FUZZ_LOG=1 keeps the target's logs (off by default, for speed).
 USAGE
 }
@@ -67,8 +68,8 @@ done
 if [ "$build" = 1 ]; then
   scripts/build.sh fuzz >/dev/null
 fi
-bin=build-fuzz/bin
-work=build-fuzz/fuzz-work
+bin=build-asan/bin
+work=build-asan/fuzz-work
 
 # Every sanitizer report is fatal; leaks count as crashes too (libFuzzer checks after each input).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_may_return_null=1}"

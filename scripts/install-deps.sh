@@ -11,7 +11,7 @@ PACKAGES=(
   # (scripts/ceph-dev-cluster.sh) are installed by that script when it first runs
   librbd-dev librados-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  # the fuzz build (scripts/build.sh fuzz, scripts/fuzz.sh): clang with libFuzzer and its sanitizers
+  # the sanitizer and fuzz build (scripts/build.sh asan, scripts/fuzz.sh): clang with libFuzzer and its sanitizers
   clang-14 libclang-rt-14-dev
   iproute2 procps python3
   # the TLS interoperability tests drive the openssl command-line client and nvme-cli's key tools

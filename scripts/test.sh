@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds and runs every test: the unit and integration tests in a
-# release build and again under ASan + UBSan (with every fuzz harness's replay test), with
-# every fuzz harness briefly (clang, scripts/fuzz.sh; SKIFF_FUZZ_CI=0 skips it), in the aarch64 cross build
-# under qemu-user
-# (scripts/test-arm64.sh; SKIFF_SKIP_ARM64=1 skips it), then the lab tests (real Linux initiator
-# in a VM) unless SKIFF_SKIP_LAB=1.
+# Installs what is missing, builds and runs every test, in stages:
+#   release  gcc build, the unit and integration tests, the install test
+#   asan     one clang build (ASan + UBSan, every library instrumented for libFuzzer): the same
+#            tests again, with every fuzz harness's replay test
+#   fuzz     every libFuzzer harness briefly, in that same build (scripts/fuzz.sh --no-build;
+#            SKIFF_FUZZ_CI=0 skips it)
+#   arm64    the aarch64 cross build's tests under qemu-user (scripts/test-arm64.sh;
+#            SKIFF_SKIP_ARM64=1 skips it)
+#   lab      a real Linux initiator in a VM (SKIFF_SKIP_LAB=1 skips it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -52,13 +55,13 @@ for flavour in release asan; do
   fi
 done
 
-# Fuzzing, short: every libFuzzer harness for SKIFF_FUZZ_SECONDS (default 10) each, in the clang
-# build (build-fuzz/: the libraries and harnesses only); a crash fails CI (the input is saved under
-# build-fuzz/fuzz-work/). SKIFF_FUZZ_CI=0 skips it. The harnesses' replay tests (fuzz-replay.*)
+# Fuzzing, short: every libFuzzer harness for SKIFF_FUZZ_SECONDS (default 10) each, in the asan
+# stage's build (build-asan/: no second clang build); a crash fails CI (the input is saved under
+# build-asan/fuzz-work/). SKIFF_FUZZ_CI=0 skips it. The harnesses' replay tests (fuzz-replay.*)
 # run in both ctest stages above regardless. The long campaign is by hand: scripts/fuzz.sh --seconds 600 --jobs 2.
 if [ "${SKIFF_FUZZ_CI:-1}" = 1 ]; then
   stage "fuzz"
-  scripts/fuzz.sh --seconds "${SKIFF_FUZZ_SECONDS:-10}" || failed=1
+  scripts/fuzz.sh --no-build --seconds "${SKIFF_FUZZ_SECONDS:-10}" || failed=1
 fi
 
 # arm64 (BlueField's cores): cross build, tests under qemu-user. SKIFF_SKIP_ARM64=1 skips it.

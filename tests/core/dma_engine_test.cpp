@@ -120,7 +120,7 @@ TEST_P(DmaEngineChoice, TheEngineIsChosenWhileIdleOnly) {
     EXPECT_EQ(engine_of(dma), GetParam());
     ASSERT_EQ(doca_ctx_stop(ctx), DOCA_SUCCESS);
     ASSERT_TRUE(progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE));
-    EXPECT_EQ(skiff_dma_set_engine(dma, static_cast<skiff_dma_engine_kind>(7)), DOCA_ERROR_INVALID_VALUE);
+    // An unknown kind (7) is refused too: tests/c/unknown_enum_values.c, since only C can pass one.
     EXPECT_EQ(skiff_dma_set_engine(nullptr, other), DOCA_ERROR_INVALID_VALUE);
     EXPECT_EQ(skiff_dma_get_engine(dma, nullptr), DOCA_ERROR_INVALID_VALUE);
     ASSERT_EQ(skiff_dma_set_engine(dma, other), DOCA_SUCCESS);

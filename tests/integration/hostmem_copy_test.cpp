@@ -24,6 +24,21 @@ namespace {
 
 constexpr int kIos = 200;
 
+// clang's AddressSanitizer compiles every memcpy and memmove of the instrumented libraries into a
+// call of __asan_memcpy / __asan_memmove, which a program cannot replace: the probe's counting
+// memcpy would see none of the target's copies. gcc's ASan keeps the calls to memcpy. The release
+// (gcc) and arm64 stages run this test.
+#if defined(__clang__) && defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SKIFF_COPIES_BYPASS_MEMCPY 1
+#endif
+#endif
+#ifdef SKIFF_COPIES_BYPASS_MEMCPY
+constexpr bool kCopiesCountable = false;
+#else
+constexpr bool kCopiesCountable = true;
+#endif
+
 class integration_hostmem_copies : public TargetTest, public ::testing::WithParamInterface<const char *> {
   protected:
     void SetUp() override {
@@ -83,6 +98,7 @@ std::array<uint64_t, 3> copies_of(const std::string &out, const std::string &pha
 }
 
 TEST_P(integration_hostmem_copies, EachIoIsOneDmaStraightBetweenHostMemoryAndTheTransportBuffer) {
+    if (!kCopiesCountable) GTEST_SKIP() << "clang's ASan sends the target's copies to __asan_memcpy, past the probe";
     start_host();
     const std::string out = probe(GetParam());
     const uint64_t payload = uint64_t{kIos} * 4096;

@@ -44,9 +44,13 @@ std::vector<uint8_t> expect_term_req(RawTcpClient &c, uint16_t fes,
     if (!pdu) return {};
     EXPECT_EQ(pdu->ch.type, wt::kC2HTermReq);
     const auto &term = pdu->as<wt::TermReq>();
-    EXPECT_EQ(term.fes, fes);
+    // Copies: EXPECT_EQ binds references, and the packed TermReq's fei sits at offset 10, where a
+    // uint32_t reference would be misaligned.
+    const uint16_t got_fes = term.fes;
+    const uint32_t got_fei = term.fei;
+    EXPECT_EQ(got_fes, fes);
     if (fei) {
-        EXPECT_EQ(term.fei, *fei);
+        EXPECT_EQ(got_fei, *fei);
     }
     EXPECT_GE(pdu->ch.plen, 24u);
     EXPECT_LE(pdu->ch.plen, 24u + 128u);

@@ -1,4 +1,6 @@
 // doca_error_t names and descriptions.
+#include "common/c_enum.hpp"
+
 #include <doca_error.h>
 
 #include <array>
@@ -47,8 +49,9 @@ constexpr std::array<ErrorText, 32> kErrors = {{
 
 constexpr const char *kUnrecognized = "unrecognized error code";
 
-const ErrorText *lookup(doca_error_t error) {
-    auto index = static_cast<unsigned>(error);
+// C callers may pass any int (common/c_enum.hpp): compared as one, never loaded as the enum.
+const ErrorText *lookup(const doca_error_t &error) {
+    auto index = static_cast<unsigned>(skiff::core::c_enum_value(error));
     return index < kErrors.size() ? &kErrors[index] : nullptr;
 }
 

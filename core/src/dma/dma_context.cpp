@@ -1,5 +1,7 @@
 #include "dma/dma_context.hpp"
 
+#include "common/c_enum.hpp"
+
 #include "dev/dev_caps.hpp"
 #include "dma/dma_limits.hpp"
 #include "dma/memcpy_op.hpp"
@@ -50,12 +52,8 @@ doca_error_t doca_dma::on_start() {
     return DOCA_SUCCESS;
 }
 
+// kind is one of the two (skiff_dma_set_engine checked what a caller passed).
 doca_error_t doca_dma::set_engine_kind(skiff_dma_engine_kind kind) {
-    if (kind != SKIFF_DMA_ENGINE_INLINE && kind != SKIFF_DMA_ENGINE_THREAD) {
-        logger().error("skiff_dma_set_engine: {} is not an engine (SKIFF_DMA_ENGINE_INLINE or _THREAD)",
-                       static_cast<int>(kind));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
     if (state() != DOCA_CTX_STATE_IDLE) {
         logger().error("skiff_dma_set_engine: the engine is chosen while the ctx is IDLE");
         return DOCA_ERROR_BAD_STATE;
@@ -224,6 +222,12 @@ doca_error_t skiff_dma_inject_fatal_error(doca_dma *dma, uint32_t nth, doca_erro
 
 doca_error_t skiff_dma_set_engine(doca_dma *dma, skiff_dma_engine_kind kind) {
     if (!dma) return DOCA_ERROR_INVALID_VALUE;
+    // A C caller may pass any int (common/c_enum.hpp): checked as one before it is used as a kind.
+    auto raw = skiff::core::c_enum_value(kind);
+    if (raw != SKIFF_DMA_ENGINE_INLINE && raw != SKIFF_DMA_ENGINE_THREAD) {
+        logger().error("skiff_dma_set_engine: {} is not an engine (SKIFF_DMA_ENGINE_INLINE or _THREAD)", raw);
+        return DOCA_ERROR_INVALID_VALUE;
+    }
     return dma->set_engine_kind(kind);
 }
 

@@ -1,5 +1,6 @@
 #include "skiff/nvmeof/rdma/rdma_sgl.hpp"
 
+#include "skiff/nvmeof/wire/data_direction.hpp"
 #include "skiff/nvmeof/wire/sgl.hpp"
 
 #include <nvme/types.h>
@@ -23,6 +24,8 @@ SglPlan plan_sgl(const wire::Sqe &cmd, uint32_t in_capsule_len, uint32_t max_tra
         if (sgl.length > in_capsule_len - sgl.addr) return bad(NVME_SC_SGL_INVALID_DATA);
         // No command moves more than MDTS, wherever its data travels.
         if (sgl.length > max_transfer) return bad(NVME_SC_SGL_INVALID_DATA);
+        // Data sent to the host never sits in the capsule (as nvmet answers it: Invalid Field).
+        if (sgl.length != 0 && !wire::moves_data_to_controller(cmd)) return bad(NVME_SC_INVALID_FIELD);
         plan.kind = sgl.length ? SglPlan::kInCapsule : SglPlan::kNone;
         plan.offset = static_cast<uint32_t>(sgl.addr);
         plan.length = sgl.length;

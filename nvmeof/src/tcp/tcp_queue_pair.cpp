@@ -4,6 +4,7 @@
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/crc32c.hpp"
 #include "skiff/nvmeof/transport/buffer_areas.hpp"
+#include "skiff/nvmeof/wire/data_direction.hpp"
 
 #include <nvme/types.h>
 
@@ -369,6 +370,9 @@ uint16_t TcpQueuePair::check_sgl(TcpRequest &req, uint32_t in_capsule_len) {
         if (sgl.addr != 0) return Status::make(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_OFFSET, true);
         if (sgl.length != in_capsule_len)
             return Status::make(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA, true);
+        // Data sent to the host never sits in the capsule (as nvmet answers it: Invalid Field).
+        if (sgl.length != 0 && !wire::moves_data_to_controller(req.cmd))
+            return Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD, true);
     } else if (sgl.id == wire::kSglIdTcpTransport) {
         if (in_capsule_len != 0 || sgl.length > limits_.max_transfer)
             return Status::make(NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA, true);
