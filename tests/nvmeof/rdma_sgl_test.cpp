@@ -27,8 +27,10 @@ wire::Sqe keyed(uint64_t addr, uint32_t len, uint32_t key, uint8_t id = wire::kS
     return cmd;
 }
 
+// A Write: in-capsule data is for commands whose data goes to the controller.
 wire::Sqe in_capsule(uint64_t offset, uint32_t len) {
     wire::Sqe cmd{};
+    cmd.opcode = 0x01;
     cmd.flags = wire::kPsdtSgl;
     cmd.dptr.addr = offset;
     cmd.dptr.length = len;
@@ -130,5 +132,15 @@ TEST(RdmaSgl, InCapsuleDataLongerThanMdtsIsInvalidData) {
     EXPECT_EQ(plan_sgl(in_capsule(0, 4096), 65536, 4096).status, 0);
 }
 
+TEST(RdmaSgl, InCapsuleDataForACommandThatReadsIsInvalidField) {
+    wire::Sqe read = in_capsule(0, 512);
+    read.opcode = 0x02;
+    EXPECT_EQ(sc(plan_sgl(read, 512, 1u << 20)), NVME_SC_INVALID_FIELD);
+    wire::Sqe none = in_capsule(0, 0); // no data at all: nothing travels the wrong way
+    none.opcode = 0x02;
+    EXPECT_EQ(plan_sgl(none, 0, 1u << 20).status, 0);
+}
+
 } // namespace
 } // namespace skiff::nvmeof::rdma
+

@@ -44,6 +44,13 @@ void Queue::admit(Request &req) {
 void Queue::fail_before_prepare(Request &req, uint16_t status) {
     admit(req);
     req.set_status(status);
+    // Refused by the transport, it pairs with nothing: a fused first half waiting for its second
+    // half fails now (Failed Fused Command when this was meant as that half, else Missing Fused
+    // Command), as prepare() would fail it. Left waiting, it would never be answered.
+    if (Request *first = std::exchange(fused_first, nullptr)) {
+        first->fail(NVME_SCT_GENERIC, req.cmd.fuse() == 2 ? NVME_SC_FUSED_FAIL : NVME_SC_FUSED_MISSING);
+        if (first->fused_waiting) complete(*first); // else it completes when its data is in
+    }
 }
 
 bool Queue::prepare(Request &req) {
