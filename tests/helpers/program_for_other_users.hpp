@@ -78,4 +78,9 @@ inline std::vector<std::string> other_users_environment() {
     return env;
 }
 
+// The same for a command line: "LD_LIBRARY_PATH='<the copies' folder>'" (after `env`, or as a shell assignment).
+inline std::string other_users_library_path_assignment() {
+    return "LD_LIBRARY_PATH='" + detail::folder().path() + "'";
+}
+
 } // namespace skiff::test

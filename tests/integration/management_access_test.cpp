@@ -56,9 +56,12 @@ std::string ctl_binary() {
     return skiff::test::program_for_other_users(std::string(SKIFF_BIN_DIR) + "/skiff-ctl");
 }
 
-// skiff-ctl as a shell command (through the test emulator of a cross build).
+// skiff-ctl as a shell command (through the test emulator of a cross build), finding the build's
+// shared library beside the copy (a sanitizer build links skiff-ctl against it). `env` comes
+// before the emulator, so it runs natively, and the command may follow `timeout`.
 std::string ctl_command(const std::string &args) {
-    return skiff::test::shell_command(ctl_binary() + " " + args);
+    return "env " + skiff::test::other_users_library_path_assignment() + " " +
+           skiff::test::shell_command(ctl_binary() + " " + args);
 }
 
 // A shell command, stdout and stderr captured (no emulator prefix: ctl_command() adds it).
