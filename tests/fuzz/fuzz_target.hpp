@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace skiff::fuzz {
 
@@ -47,6 +48,7 @@ struct FuzzTarget {
     void add_ns(uint32_t nsid, uint32_t block_size, uint64_t bytes) {
         auto dev = dataplane::RamDevice::create(bytes);
         if (!dev.ok()) std::abort();
+        devices.push_back(*dev);
         (void)subsys->add_namespace(std::make_shared<tgt::Namespace>(
             nsid, block_size, *dev, tgt::derive_namespace_ids(kSubNqn, nsid)));
     }
@@ -54,6 +56,8 @@ struct FuzzTarget {
     tgt::Target target;
     std::shared_ptr<tgt::Subsystem> subsys;
     tgt::Port port;
+    // The namespaces' devices, watched: once the target is gone nothing may keep one alive.
+    std::vector<std::weak_ptr<tgt::BlockDevice>> devices;
 };
 
 } // namespace skiff::fuzz

@@ -41,7 +41,8 @@
 //       A connection closed for any other reason is a failure.
 //   After the input, the host keeps the association alive for up to kDrainTurns turns; a
 //   command not allowed to wait and still unanswered then is a failure.
-// - once the host hangs up, every controller is gone.
+// - once the host hangs up, every controller is gone, and once the target is destroyed nothing
+//   keeps its namespaces' devices alive.
 // On a failure the association's commands in flight are printed before the abort;
 // SKIFF_FUZZ_TRACE=1 prints every command and completion as they happen.
 #include "fuzz_input.hpp"
@@ -49,6 +50,7 @@
 #include "fuzz_target.hpp"
 #include "tcp/tcp_queue_pair.hpp"
 #include "tcp_host.hpp"
+#include "skiff/nvmeof/target/poll_context.hpp"
 
 #include <nvme/types.h>
 
@@ -432,8 +434,16 @@ class Association {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz::Input in(data, size);
-    fuzz::FuzzTarget ft(fuzz::draw_limits(in));
-    Association(ft, in).run();
-    SKIFF_FUZZ_CHECK(ft.target.controller_count() == 0);
+    std::vector<std::weak_ptr<nvmeof::target::BlockDevice>> devices;
+    {
+        fuzz::FuzzTarget ft(fuzz::draw_limits(in));
+        Association(ft, in).run();
+        SKIFF_FUZZ_CHECK(ft.target.controller_count() == 0);
+        devices = ft.devices;
+    }
+    // With the target gone, its namespaces' devices must be too, once the channel table of the
+    // thread's inline context drops its closed namespaces (a poll group's loop does it now and then).
+    nvmeof::target::PollContext::inline_context().sweep_channels();
+    for (const auto &d : devices) SKIFF_FUZZ_CHECK(d.expired());
     return 0;
 }

@@ -25,7 +25,10 @@ PollContext::~PollContext() {
 IoChannel *PollContext::channel(Namespace &ns, const ChannelParams &params) {
     for (auto &c : channels_)
         if (c.ns_uid == ns.uid()) return c.io.get();
-    // First I/O of this namespace on this group: open its channel (allocates, once).
+    // First I/O of this namespace on this group: open its channel (allocates, once). Channels
+    // of namespaces that are gone go first: a context that no loop sweeps (inline_context(),
+    // one per thread for its whole life) would otherwise keep every device it ever served alive.
+    sweep_channels();
     Channel c;
     c.ns_uid = ns.uid();
     c.ns = ns.weak_from_this();
