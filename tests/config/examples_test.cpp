@@ -1,5 +1,6 @@
 // Every example under config/examples/ loads (skiff format) or imports (nvmetcli format), and
 // says what it serves.
+#include "../support/build_paths.hpp"
 #include "skiff/config/load.hpp"
 #include "skiff/config/nvmetcli.hpp"
 #include "skiff/config/save.hpp"
@@ -13,7 +14,7 @@ namespace {
 
 TEST(Examples, EachLoads) {
     size_t n = 0;
-    for (auto &entry : std::filesystem::directory_iterator(SKIFF_SOURCE_DIR "/config/examples")) {
+    for (auto &entry : std::filesystem::directory_iterator(skiff::test::source_dir() + "/config/examples")) {
         if (entry.path().extension() != ".json") continue;
         bool nvmetcli = entry.path().filename().string().starts_with("nvmetcli");
         LoadResult r = nvmetcli ? import_nvmetcli_file(entry.path()) : load_config_file(entry.path());
@@ -28,7 +29,7 @@ TEST(Examples, EachLoads) {
 // The rdma entry's shared receive queue reaches the limits even behind a tcp entry, and a saved
 // configuration keeps it.
 TEST(Examples, RdmaSrqDepthIsTheRdmaEntrys) {
-    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/rdma-srq.json");
+    LoadResult r = load_config_file(skiff::test::source_dir() + "/config/examples/rdma-srq.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     EXPECT_EQ(r.config->transport().trtype, "tcp");
     EXPECT_EQ(r.config->transport().srq_depth, 1024u);
@@ -40,7 +41,7 @@ TEST(Examples, RdmaSrqDepthIsTheRdmaEntrys) {
 // The TLS example: listener modes and the hosts' keys survive a save (the keys are written as
 // is, and shown as kRedacted when listing); one entry carries a DH-HMAC-CHAP secret too.
 TEST(Examples, TlsKeepsModesAndKey) {
-    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/tls.json");
+    LoadResult r = load_config_file(skiff::test::source_dir() + "/config/examples/tls.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     ASSERT_EQ(r.config->listeners.size(), 2u);
     EXPECT_EQ(r.config->listeners[0].secure_channel, "required");
@@ -60,7 +61,7 @@ TEST(Examples, TlsKeepsModesAndKey) {
 }
 
 TEST(Examples, MultiSubsystemHasWhatItSays) {
-    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/multi-subsystem.json");
+    LoadResult r = load_config_file(skiff::test::source_dir() + "/config/examples/multi-subsystem.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     const Config &c = *r.config;
     EXPECT_EQ(c.target.cores, 2);
@@ -81,7 +82,7 @@ TEST(Examples, MultiSubsystemHasWhatItSays) {
 // other gateway repeats, one listener non-optimized, the other gateway as a referral; all of it
 // survives save.
 TEST(Examples, MultipathGatewayHasWhatItSays) {
-    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/multipath-gateway.json");
+    LoadResult r = load_config_file(skiff::test::source_dir() + "/config/examples/multipath-gateway.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     const Config &c = *r.config;
     EXPECT_EQ(c.subsystems[0].cntlid_max, 999);

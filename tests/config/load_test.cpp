@@ -1,5 +1,6 @@
 // Loading valid configurations: defaults, units, identifiers, listeners, and that what
 // to_json() writes loads back to the same configuration.
+#include "../support/build_paths.hpp"
 #include "skiff/config/load.hpp"
 #include "skiff/config/save.hpp"
 #include "skiff/config/units.hpp"
@@ -197,7 +198,7 @@ TEST(Load, NamespacePtplFile) {
 }
 
 TEST(Load, SaveLoadsBackToTheSameConfiguration) {
-    for (auto &entry : std::filesystem::directory_iterator(SKIFF_SOURCE_DIR "/config/examples")) {
+    for (auto &entry : std::filesystem::directory_iterator(skiff::test::source_dir() + "/config/examples")) {
         if (entry.path().filename().string().starts_with("nvmetcli")) continue;
         LoadResult first = load_config_file(entry.path());
         ASSERT_TRUE(first.ok()) << entry.path() << "\n" << first.error_text();

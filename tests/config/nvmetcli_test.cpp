@@ -1,6 +1,7 @@
 // Importing nvmetcli's config.json: ports become listeners with their subsystem lists,
 // attributes and host lists carry over, device paths become aio backends, and what skiff does
 // not use is named in warnings.
+#include "../support/build_paths.hpp"
 #include "skiff/config/nvmetcli.hpp"
 #include "skiff/config/units.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 TEST(Nvmetcli, ImportsTheExample) {
-    LoadResult r = import_nvmetcli_file(SKIFF_SOURCE_DIR "/config/examples/nvmetcli-config.json");
+    LoadResult r = import_nvmetcli_file(skiff::test::source_dir() + "/config/examples/nvmetcli-config.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     const Config &c = *r.config;
     ASSERT_EQ(c.listeners.size(), 2u);

@@ -1,6 +1,7 @@
 // The configuration files the packages install, and the BlueField example of
 // docs/deploy-bluefield.md, agree with each other: the example's hostmem backend uses the channel
 // skiff-host.service listens on (/etc/skiff/host.conf) and no more memory than it lends.
+#include "../support/build_paths.hpp"
 #include "skiff/config/load.hpp"
 #include "skiff/config/units.hpp"
 
@@ -15,7 +16,7 @@ namespace {
 
 // The value following `option` in host.conf's SKIFF_HOST_ARGS line ("" when absent).
 std::string host_conf_option(const std::string &option) {
-    std::ifstream in(SKIFF_SOURCE_DIR "/packaging/etc/host.conf");
+    std::ifstream in(skiff::test::source_dir() + "/packaging/etc/host.conf");
     std::string line;
     while (std::getline(in, line)) {
         if (line.rfind("SKIFF_HOST_ARGS=", 0) != 0) continue;
@@ -27,7 +28,7 @@ std::string host_conf_option(const std::string &option) {
 }
 
 TEST(PackagedConfig, TargetJsonIsValid) {
-    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/packaging/etc/target.json");
+    LoadResult r = load_config_file(skiff::test::source_dir() + "/packaging/etc/target.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     EXPECT_TRUE(r.warnings.empty());
     // No socket named: the service's default (/run/skiff/target.sock) applies.
@@ -35,7 +36,7 @@ TEST(PackagedConfig, TargetJsonIsValid) {
 }
 
 TEST(PackagedConfig, BlueFieldExampleUsesWhatSkiffHostServiceLends) {
-    LoadResult r = load_config_file(SKIFF_SOURCE_DIR "/config/examples/bluefield-rdma-hostmem.json");
+    LoadResult r = load_config_file(skiff::test::source_dir() + "/config/examples/bluefield-rdma-hostmem.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     const BackendConfig *b = r.config->find_backend("host0");
     ASSERT_NE(b, nullptr);

@@ -3,6 +3,7 @@
 // output and calls `progress` between polls, so both ends move.
 #pragma once
 
+#include "../support/build_paths.hpp"
 #include "../helpers/child_program.hpp"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ class ComchPeerProcess {
             dup2(from_child[1], STDOUT_FILENO);
             close(to_child[1]);
             close(from_child[0]);
-            exec_program({SKIFF_BIN_DIR "/comch_peer", role, name});
+            exec_program({skiff::test::bin_dir() + "/comch_peer", role, name});
             _exit(127);
         }
         close(to_child[0]);

@@ -2,6 +2,8 @@
 // with the application's registration and the typed calls of every device function (structs by
 // value too, as NVIDIA's dpa_ping_pong passes them; tests/dpacc/ runs such calls), and refuses
 // what it cannot call, naming the function.
+#include "../support/build_paths.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -23,8 +25,8 @@ struct DpaccRun {
 DpaccRun dpacc(const fs::path &dir, const std::string &source) {
     fs::path src = dir / "dev.c";
     std::ofstream(src) << source;
-    std::string cmd = std::string(SKIFF_SOURCE_DIR) + "/core/tools/skiff-dpacc --app-name test_app -o " +
-                      (dir / "dev.o").string() + " " + src.string() + " -- -I " + SKIFF_SOURCE_DIR +
+    std::string cmd = skiff::test::source_dir() + "/core/tools/skiff-dpacc --app-name test_app -o " +
+                      (dir / "dev.o").string() + " " + src.string() + " -- -I " + skiff::test::source_dir() +
                       "/core/include 2>&1";
     DpaccRun r;
     FILE *p = popen(cmd.c_str(), "r");

@@ -3,6 +3,7 @@
 // output lines. The test must run as root (skip_unless_root says why not).
 #pragma once
 
+#include "../support/build_paths.hpp"
 #include "../helpers/child_program.hpp"
 #include "../helpers/program_for_other_users.hpp"
 
@@ -33,7 +34,7 @@ class LocalAttacker {
   public:
     explicit LocalAttacker(const std::vector<std::string> &args) {
         // Made before fork: the child only execs.
-        std::string program = program_for_other_users(SKIFF_BIN_DIR "/local_attacker");
+        std::string program = program_for_other_users(skiff::test::bin_dir() + "/local_attacker");
         std::vector<std::string> env = other_users_environment();
         std::vector<char *> raw_env;
         for (auto &e : env) raw_env.push_back(e.data());

@@ -3,6 +3,7 @@
 // command line at a time. Shared by the export/import tests and the cross-process DMA tests.
 #pragma once
 
+#include "../support/build_paths.hpp"
 #include "../helpers/child_program.hpp"
 
 #include <gtest/gtest.h>
@@ -45,7 +46,7 @@ class ExporterProcess {
             close(to_child[1]);
             close(from_child[0]);
             std::string size_arg = std::to_string(size);
-            exec_program({SKIFF_BIN_DIR "/mem_exporter", size_arg, mode, memory});
+            exec_program({skiff::test::bin_dir() + "/mem_exporter", size_arg, mode, memory});
             _exit(127);
         }
         close(to_child[0]);

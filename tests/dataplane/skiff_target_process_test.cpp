@@ -1,4 +1,5 @@
 // The skiff-target executable as users run it: command line, startup lines, signals, errors.
+#include "../support/build_paths.hpp"
 #include "../helpers/child_program.hpp"
 #include "../nvmeof/raw_tcp_client.hpp"
 
@@ -28,7 +29,7 @@ class TargetProcess {
             dup2(fds[1], 1);
             dup2(fds[1], 2);
             close(fds[0]);
-            args.insert(args.begin(), SKIFF_BIN_DIR "/skiff-target");
+            args.insert(args.begin(), skiff::test::bin_dir() + "/skiff-target");
             exec_program(args);
             _exit(127);
         }

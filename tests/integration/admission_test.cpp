@@ -4,6 +4,7 @@
 // turning allow_any_host off) loses its controllers at once; a host with a TLS PSK is refused in
 // plaintext on an `optional` listener; discovery asks hosts with secrets to authenticate, so a
 // peer claiming their NQN cannot read their discovery log.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/auth/messages.hpp"
@@ -110,7 +111,7 @@ class Admission : public ::testing::Test {
 
     json ctl_json(const std::string &args) {
         CommandOutput r =
-            run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " " + args);
+            run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
         EXPECT_EQ(r.exit_code, 0) << args << ": " << r.output;
         json j = json::parse(r.output, nullptr, false);
         EXPECT_FALSE(j.is_discarded()) << r.output;
@@ -118,7 +119,7 @@ class Admission : public ::testing::Test {
     }
     void ctl(const std::string &args) {
         CommandOutput r =
-            run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " " + args);
+            run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
         ASSERT_EQ(r.exit_code, 0) << args << ": " << r.output;
     }
     // Queues the target counts against `hostnqn` (skiff-ctl connections).
@@ -331,7 +332,7 @@ TEST_F(Admission, DiscoveryAsksHostsWithSecretsToAuthenticate) {
 }
 
 TEST(AdmissionOptions, AuthTimeoutBelowTheClockIsRefused) {
-    const std::string bin = std::string(SKIFF_BIN_DIR) + "/skiff-target";
+    const std::string bin = skiff::test::bin_dir() + "/skiff-target";
     CommandOutput bad =
         // No `timeout` before it: run_command puts a cross build's emulator in front of the command.
         run_command(bin + " --listen 127.0.0.1:0 --discovery none --auth-timeout-ms 50");

@@ -3,6 +3,7 @@
 // skiff-ctl ana set (the change state first, the ANA change event, log page 0Ch, the path status
 // of I/O); two targets on one aio file are a gateway group (same namespace identity, disjoint
 // controller ids, each target's own ANA state); discovery referrals listed and edited live.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
@@ -30,7 +31,7 @@ namespace wire = nvmeof::wire;
 const std::string kSub = "nqn.2026-11.io.skiff:gateway";
 
 CommandOutput ctl(const std::string &socket, const std::string &args) {
-    return run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket + " " + args);
+    return run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket + " " + args);
 }
 
 // The state of group `group` in log page 0Ch as `c` reads it (0 when the group is not listed).

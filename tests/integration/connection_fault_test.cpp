@@ -5,6 +5,7 @@
 // controllers returns to the bystander alone), the target keeps serving the other host, what
 // was acknowledged before the fault reads back, and SIGTERM still exits cleanly (the teardown
 // waits for every request and buffer of the dead connections).
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
@@ -55,7 +56,7 @@ class ConnectionFault : public TargetTest {
     }
     // The controllers the target holds now (skiff-ctl controllers).
     size_t controllers() {
-        auto r = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " controllers");
+        auto r = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " controllers");
         EXPECT_EQ(r.exit_code, 0) << r.output;
         return r.exit_code == 0 ? json::parse(r.output).size() : 0;
     }

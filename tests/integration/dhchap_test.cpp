@@ -3,6 +3,7 @@
 // and re-authenticate, and each refusal (wrong secret, unknown hash, replayed transaction id,
 // skipped step, malformed message, a controller that cannot prove itself) ends with a clear log
 // line naming the host and only that queue closed.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/auth/dh_group.hpp"
@@ -325,20 +326,20 @@ TEST_F(Dhchap, HostWithoutSecretIsTurnedAway) {
 
 TEST_F(Dhchap, SkiffCtlSetsSecretsAndNeverShowsThem) {
     const std::string host_c = "nqn.2014-08.org.nvmexpress:uuid:7a6b1b0e-3c7e-4d5f-9c0a-00000000000c";
-    auto add = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " host add " +
+    auto add = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " host add " +
                            kSub + " " + host_c + " --dhchap-key " + kKeyB + " --dhchap-hash sha384");
     ASSERT_EQ(add.exit_code, 0) << add.output;
     ConnectOptions o = options(host_c, kKeyB);
     auto c = Controller::connect(o);
     ASSERT_TRUE(c.ok()) << c.error().describe();
     EXPECT_EQ((*c)->admin_auth()->hash, auth::kHashSha384);
-    auto list = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " list");
+    auto list = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " list");
     ASSERT_EQ(list.exit_code, 0) << list.output;
     EXPECT_EQ(list.output.find("DHHC-1"), std::string::npos) << list.output;
     EXPECT_NE(list.output.find("(set, not shown)"), std::string::npos) << list.output;
     // The saved file holds the secrets, readable by its owner only.
     const std::string saved = dir_ + "/saved.json";
-    auto save = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " save " + saved);
+    auto save = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " save " + saved);
     ASSERT_EQ(save.exit_code, 0) << save.output;
     struct stat st {};
     ASSERT_EQ(::stat(saved.c_str(), &st), 0);

@@ -2,6 +2,7 @@
 // live through skiff-ctl error-inject reach the initiator with the chosen NVMe status, exactly
 // as many times as asked, while the namespace next to it keeps serving; bad requests are
 // refused with a message naming what is wrong.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
@@ -61,7 +62,7 @@ class ErrorInject : public ::testing::Test {
         std::filesystem::remove_all(dir_);
     }
     CommandOutput ctl(const std::string &args) {
-        return run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " " + args);
+        return run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
     }
     // The raw completion status of one 4 KiB command on namespace nsid.
     uint16_t status_of(nvmeof::wire::Sqe sqe, nvmeof::host::DataDir dir) {

@@ -1,5 +1,6 @@
 // The lab's initiator checker (build/bin/host_check, run against Linux nvmet in the VM) must
 // also pass against skiff-target, so a change that breaks it shows here and not only in the lab.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "../helpers/child_program.hpp"
@@ -14,7 +15,7 @@ using integration_host_check = TargetTest;
 
 TEST_F(integration_host_check, PassesAgainstSkiffTarget) {
     start_target();
-    const std::string cmd = skiff::test::shell_command(SKIFF_BIN_DIR "/host_check") + " --port " +
+    const std::string cmd = skiff::test::shell_command(skiff::test::bin_dir() + "/host_check") + " --port " +
                             std::to_string(io_port_) + " --discovery-port " + std::to_string(disc_port_) +
                             " --nqn " + kNqn + " --expect-serial " + kSerial + " --expect-model " + kModel +
                             " 2>&1";

@@ -3,6 +3,7 @@
 // queue limits refuse the excess cleanly, and a flood of 1,000 connections from one client leaves
 // the target serving a legitimate host that keeps doing verified I/O throughout. The target's
 // connection count (skiff-ctl connections) returns to its baseline afterwards.
+#include "../support/build_paths.hpp"
 #include "raw_client.hpp"
 #include "target_fixture.hpp"
 
@@ -79,7 +80,7 @@ class integration_hostile_clients : public TargetTest {
 
     json connections() {
         CommandOutput r =
-            run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " connections");
+            run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " connections");
         EXPECT_EQ(r.exit_code, 0) << r.output;
         json j = json::parse(r.output, nullptr, false);
         EXPECT_FALSE(j.is_discarded()) << r.output;

@@ -6,6 +6,7 @@
 // buffer) against a real skiff-host exporting a memfd. On writes the TCP receive path may also
 // move payload that arrived together with a header out of its staging buffer into the transport
 // buffer: that is the transport's (the same for every backend), at most one copy of the payload.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "../helpers/child_program.hpp"
@@ -68,7 +69,7 @@ class integration_hostmem_copies : public TargetTest, public ::testing::WithPara
     // Runs the probe with SKIFF_DMA_ENGINE=engine; its output, or "" when it failed.
     std::string probe(const std::string &engine) {
         std::string cmd = "SKIFF_DMA_ENGINE=" + engine + " " +
-                          test::shell_command(std::string(SKIFF_BIN_DIR) + "/hostmem_copy_probe") + " " +
+                          test::shell_command(skiff::test::bin_dir() + "/hostmem_copy_probe") + " " +
                           channel_ + " " + std::to_string(kIos) + " 2>&1";
         FILE *p = popen(cmd.c_str(), "r");
         if (!p) return "";

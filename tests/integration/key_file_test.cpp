@@ -2,6 +2,7 @@
 // /proc/<pid>/cmdline): skiff-target --dhchap-key-file / --dhchap-ctrl-key-file HOSTNQN=FILE and
 // skiff-perf --dhchap-secret-file / --dhchap-ctrl-secret-file authenticate exactly as the argv
 // forms do; a key file other users can read still works but is warned about.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/controller.hpp"
@@ -100,14 +101,14 @@ TEST_F(KeyFiles, BadKeyFilesAreNamedAndNothingStarts) {
 
 TEST_F(KeyFiles, SkiffPerfTakesItsSecretsFromFiles) {
     start(key_file("host.key", kKey, 0600), key_file("ctrl.key", kCtrlKey, 0600));
-    CommandOutput r = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-perf --port " + std::to_string(port_) +
+    CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-perf --port " + std::to_string(port_) +
                                   " --nqn " + kSub + " --hostnqn " + kHost + " --dhchap-secret-file " +
                                   key_file("perf.key", kKey, 0600) + " --dhchap-ctrl-secret-file " +
                                   key_file("perf-ctrl.key", kCtrlKey, 0600) +
                                   " --rw read --bs 4k --qd 1 --time 1s --ramp 0 --no-progress");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     CommandOutput wrong =
-        run_command(std::string(SKIFF_BIN_DIR) + "/skiff-perf --port " + std::to_string(port_) + " --nqn " +
+        run_command(skiff::test::bin_dir() + "/skiff-perf --port " + std::to_string(port_) + " --nqn " +
                     kSub + " --hostnqn " + kHost + " --dhchap-secret-file " + dir_ +
                     "/missing.key --time 1s --ramp 0 --no-progress");
     EXPECT_NE(wrong.exit_code, 0);

@@ -6,6 +6,7 @@
 //   - receive a request from skiff-ctl through a socket of its own at the path skiff-ctl uses,
 //   - read the secrets `save` writes, by preparing the temporary file or the target file first.
 // setpriv needs root: the tests skip otherwise (they run as root here and in CI).
+#include "../support/build_paths.hpp"
 #include "../helpers/child_program.hpp"
 #include "../helpers/program_for_other_users.hpp"
 #include "target_fixture.hpp"
@@ -53,7 +54,7 @@ std::string quoted(const std::string &text) {
 
 // A copy nobody can run wherever the build tree is (see program_for_other_users.hpp).
 std::string ctl_binary() {
-    return skiff::test::program_for_other_users(std::string(SKIFF_BIN_DIR) + "/skiff-ctl");
+    return skiff::test::program_for_other_users(skiff::test::bin_dir() + "/skiff-ctl");
 }
 
 // skiff-ctl as a shell command (through the test emulator of a cross build), finding the build's

@@ -1,5 +1,6 @@
 // Live management against the real skiff-target process: skiff-ctl over the Unix socket, a
 // connected initiator receiving the namespace-changed event, bad requests, save + reload, SIGHUP.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,7 @@ using CtlResult = CommandOutput;
 
 // Runs skiff-ctl with its stdout and stderr captured.
 CtlResult ctl(const std::string &socket, const std::string &args) {
-    return run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket + " " + args);
+    return run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket + " " + args);
 }
 
 class ManagementTest : public ::testing::Test {

@@ -3,6 +3,7 @@
 // and the target keeps serving its other namespace. With the dev cluster
 // (scripts/ceph-dev-cluster.sh start, then SKIFF_CEPH_CONF=<its ceph.conf>): skiff-perf --verify
 // through the target against the image.
+#include "../support/build_paths.hpp"
 #include "../dataplane/rbd_scratch_image.hpp"
 #include "target_fixture.hpp"
 
@@ -56,7 +57,7 @@ class RbdTarget : public ::testing::Test {
         ASSERT_TRUE(target_->started()) << target_->log();
     }
     CommandOutput ctl(const std::string &args) {
-        return run_command(std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + socket_ + " " + args);
+        return run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
     }
     std::unique_ptr<nvmeof::host::Controller> connect() {
         nvmeof::host::ConnectOptions o;
@@ -134,7 +135,7 @@ TEST_F(RbdTarget, SkiffPerfVerifiesThroughTheTargetOnTheDevCluster) {
             {"image", scratch_->name()},
             {"ceph_conf", conf}}},
           {{{"nsid", 1}, {"backend", "rbd0"}, {"block_size", 4096}}});
-    CommandOutput r = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-perf --port " + std::to_string(port_) +
+    CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-perf --port " + std::to_string(port_) +
                                   " --nqn " + kSub +
                                   " --no-progress --rw randrw --rwmixread 50 --bs 4k --qd 16 --queues 2 "
                                   "--time 2s --ramp 0 --verify --json");
@@ -156,7 +157,7 @@ TEST_F(RbdTarget, TheMonitorStoppedMidIoGivesAnaInaccessibleAndIoResumes) {
     if (!conf || !*conf || !enabled || std::string(enabled) != "1")
         GTEST_SKIP() << "needs the dev cluster and SKIFF_CEPH_MON_TEST=1 (it stops the cluster's monitor)";
     const std::string cluster_dir = fs::path(conf).parent_path().string();
-    const std::string script = std::string(SKIFF_SOURCE_DIR) + "/scripts/ceph-dev-cluster.sh";
+    const std::string script = skiff::test::source_dir() + "/scripts/ceph-dev-cluster.sh";
     start({{{"name", "rbd0"},
             {"kind", "rbd"},
             {"pool", "rbd"},

@@ -3,6 +3,7 @@
 // notifications (READY=1, WATCHDOG=1, STOPPING=1) sent to a real NOTIFY_SOCKET datagram socket.
 // Each test points RUNTIME_DIRECTORY (what systemd's RuntimeDirectory= sets) at its own folder,
 // so parallel tests never share the default socket.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/config/load.hpp"
@@ -27,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string bin(const std::string &name) {
-    return std::string(SKIFF_BIN_DIR) + "/" + name;
+    return skiff::test::bin_dir() + "/" + name;
 }
 
 class ServiceTest : public ::testing::Test {
@@ -141,7 +142,7 @@ TEST_F(ServiceTest, PackagedTargetJsonIsTheBuiltInDefault) {
     ASSERT_EQ(list.exit_code, 0) << list.output;
     nlohmann::json running = nlohmann::json::parse(list.output)["config"];
 
-    config::LoadResult file = config::load_config_file(SKIFF_SOURCE_DIR "/packaging/etc/target.json");
+    config::LoadResult file = config::load_config_file(skiff::test::source_dir() + "/packaging/etc/target.json");
     ASSERT_TRUE(file.ok()) << file.error_text();
     file.config->listeners.at(0).port = io;
     file.config->discovery->port = disc;

@@ -1,6 +1,7 @@
 // bench/skiff-perf against the real skiff-target: a one-second mixed run with --verify passes
 // and reports what it did; a corrupted block makes it fail and say where; a refused connect is
 // reported, not hidden.
+#include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ struct PerfRun {
 };
 
 PerfRun run_perf(const std::string &args) {
-    CommandOutput r = run_command(std::string(SKIFF_BIN_DIR) + "/skiff-perf " + args);
+    CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-perf " + args);
     return {r.exit_code, r.output};
 }
 

@@ -1,5 +1,7 @@
 #include "target_process.hpp"
 
+#include "../support/build_paths.hpp"
+
 #include "../helpers/child_program.hpp"
 
 #include "skiff/nvmeof/host/pdu_framing.hpp"
@@ -41,7 +43,7 @@ CommandOutput run_command(const std::string &cmd) {
 }
 
 std::string target_binary() {
-    return std::string(SKIFF_BIN_DIR) + "/skiff-target";
+    return skiff::test::bin_dir() + "/skiff-target";
 }
 
 namespace {
@@ -106,7 +108,7 @@ TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t read
 
 TargetProcess::TargetProcess(const std::string &name, const std::vector<std::string> &args,
                              const std::function<bool()> &ready) {
-    launch(std::string(SKIFF_BIN_DIR) + "/" + name, args, ready);
+    launch(skiff::test::bin_dir() + "/" + name, args, ready);
 }
 
 void TargetProcess::launch(const std::string &binary, const std::vector<std::string> &args,

@@ -2,6 +2,7 @@
 // `required` and an `optional` listener (I/O with header and data digests), refused keys and
 // plain connections, the discovery log's TREQ/TSAS, the openssl command-line client as an
 // independent TLS 1.3 PSK peer exchanging an ICReq/ICResp, and bad first bytes.
+#include "../support/build_paths.hpp"
 #include "raw_client.hpp"
 #include "target_fixture.hpp"
 
@@ -197,7 +198,7 @@ TEST_F(TlsTest, SkiffCtlGivesAHostItsKeyLiveAndNeverListsIt) {
     tls::ConfiguredPsk key_c = make_key(tls::PskHash::kSha256, 7);
     EXPECT_FALSE(Controller::connect(tls_options(host_c, key_c)).ok()) << "a host without a key got in";
 
-    std::string ctl = std::string(SKIFF_BIN_DIR) + "/skiff-ctl --socket " + sock;
+    std::string ctl = skiff::test::bin_dir() + "/skiff-ctl --socket " + sock;
     CommandOutput add = run_command(ctl + " host add " + kNqn + " " + host_c + " --tls-psk-file " +
                                     write_key_file("c", key_c));
     ASSERT_EQ(add.exit_code, 0) << add.output;
