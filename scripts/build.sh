@@ -15,7 +15,7 @@ case "$flavour" in
   debug)   dir=build-debug; args=(-DCMAKE_BUILD_TYPE=Debug) ;;
   # Benchmarks and debug info off: CI builds this flavour from a cold cache on 2 cores and only
   # runs its tests (-g costs about a third of the compile time); -O2 as in the release flavour.
-  arm64)   dir=build-arm64; args=(-DCMAKE_BUILD_TYPE=Release -DSKIFF_BUILD_BENCH=OFF -DSKIFF_TEST_PCH=ON
+  arm64)   dir=build-arm64; args=(-DCMAKE_BUILD_TYPE=Release -DSKIFF_BUILD_BENCH=OFF -DSKIFF_TEST_PCH=OFF
                                   "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG"
                                   -DCMAKE_TOOLCHAIN_FILE=cmake/toolchain-aarch64-linux-gnu.cmake)
            scripts/install-deps-arm64.sh >&2 ;;
@@ -25,7 +25,7 @@ case "$flavour" in
   # compile time; the tests run faster at -O1 too. Asserts stay on (Debug: no NDEBUG).
   # "fuzz" is the same build (same folder), limited to the harnesses (scripts/fuzz.sh).
   asan|fuzz)
-           dir=build-asan;  args=(-DCMAKE_BUILD_TYPE=Debug -DSKIFF_FUZZ=ON -DSKIFF_BUILD_BENCH=OFF -DSKIFF_TEST_PCH=ON
+           dir=build-asan;  args=(-DCMAKE_BUILD_TYPE=Debug -DSKIFF_FUZZ=ON -DSKIFF_BUILD_BENCH=OFF -DSKIFF_TEST_PCH=OFF
                                   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
                                   "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only")
            if [ "$flavour" = fuzz ]; then target=(--target skiff-fuzzers); fi ;;
