@@ -55,13 +55,13 @@ for flavour in release asan; do
   fi
 done
 
-# Fuzzing, short: every libFuzzer harness for SKIFF_FUZZ_SECONDS (default 10) each, in the asan
+# Fuzzing, short: every libFuzzer harness for SKIFF_FUZZ_SECONDS (default 10) each, one per core, in the asan
 # stage's build (build-asan/: no second clang build); a crash fails CI (the input is saved under
 # build-asan/fuzz-work/). SKIFF_FUZZ_CI=0 skips it. The harnesses' replay tests (fuzz-replay.*)
 # run in both ctest stages above regardless. The long campaign is by hand: scripts/fuzz.sh --seconds 600 --jobs 2.
 if [ "${SKIFF_FUZZ_CI:-1}" = 1 ]; then
   stage "fuzz"
-  scripts/fuzz.sh --no-build --seconds "${SKIFF_FUZZ_SECONDS:-10}" || failed=1
+  scripts/fuzz.sh --no-build --jobs "$(nproc)" --seconds "${SKIFF_FUZZ_SECONDS:-10}" || failed=1
 fi
 
 # arm64 (BlueField's cores): cross build, tests under qemu-user. SKIFF_SKIP_ARM64=1 skips it.
