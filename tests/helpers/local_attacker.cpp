@@ -103,10 +103,9 @@ int join(const std::string &name) {
         say(std::string("CANNOT_CONNECT ") + strerrorname_np(errno));
         return -1;
     }
-    if (!send_frame(fd, comch::FrameType::hello, 4080, nullptr, 0)) {
-        say("CLOSED");
-        return -1;
-    }
+    // A hello that cannot be sent (EPIPE) may mean the server refused us before it arrived: its
+    // refuse frame is still queued, so read on either way.
+    (void)send_frame(fd, comch::FrameType::hello, 4080, nullptr, 0);
     pollfd p{fd, POLLIN, 0};
     comch::FrameHeader reply{};
     ssize_t n = ::poll(&p, 1, 5000) == 1 ? ::recv(fd, &reply, sizeof reply, 0) : -1;

@@ -141,7 +141,12 @@ bool doca_comch_client::try_connect() {
     conn_.fd = fd;
     conn_.peer = server.value();
     conn_.state = State::handshaking;
-    if (send_frame(fd, hello, nullptr, 0) != 0 || !watch(fd, &conn_)) drop_connection(&conn_);
+    // A server that refused us before our hello arrived has closed its end already (EPIPE), but
+    // its refuse frame is still queued for us: watch the socket anyway, so on_readable reports
+    // the refusal and its reason instead of a closed connection retried forever.
+    const int sent = send_frame(fd, hello, nullptr, 0);
+    const bool refused_early = sent == EPIPE || sent == ECONNRESET;
+    if ((sent != 0 && !refused_early) || !watch(fd, &conn_)) drop_connection(&conn_);
     return true;
 }
 
