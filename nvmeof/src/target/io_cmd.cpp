@@ -1,5 +1,5 @@
 // NVM I/O commands: Read, Write, Compare, fused Compare and Write, Flush, Write Zeroes,
-// Dataset Management.
+// Dataset Management; Copy and Verify have files of their own (copy_cmd.cpp, verify_cmd.cpp).
 // Parse checks everything (namespace, LBA range, transfer length); the handlers then only
 // submit I/O to the namespace's channel on this poll group (backend_io.hpp), and complete the
 // command from the I/O's completion (which may come later, from the group's loop).
@@ -266,6 +266,10 @@ bool parse_io(Request &req) {
         req.execute = execute_dsm;
         return true;
     }
+    case nvme_cmd_verify:
+        return parse_verify(req);
+    case nvme_cmd_copy:
+        return parse_copy(req);
     default:
         return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
     }
