@@ -1,8 +1,9 @@
 // host_check: drives any NVMe/TCP target with skiff's initiator library and checks what a host
 // relies on: discovery, connect, identify, write/read-verify at several sizes (with and without
 // digests), several I/O queues with commands in flight, flush / write zeroes / deallocate / copy /
-// verify (those ONCS offers), and the statuses of bad commands. Used to check the initiator against the Linux kernel target in
-// the lab VM (scripts/lab-tests.sh initiator-vs-nvmet), and handy by hand against skiff-target.
+// verify (those ONCS offers), and the statuses of bad commands. Used to check the initiator
+// against the Linux kernel target in the lab VM (scripts/lab-tests.sh initiator-vs-nvmet), and
+// handy by hand against skiff-target.
 //
 //   host_check --addr 127.0.0.1 --port 4420 --nqn NQN [--expect-serial S] [--expect-model M]
 // Prints one line per check; exit 0 only if every check passed.
