@@ -83,6 +83,11 @@
 #                     the non-holder's write fails with Reservation Conflict, its read succeeds;
 #                     preempt moves the reservation; after a target restart (PTPL on) the reports
 #                     are the same.
+#   copy-verify       tests/lab/copy-verify.sh: nvme-cli in the guest against a RAM namespace:
+#                     id-ctrl ONCS has Copy and Verify, id-ns MSSRL/MCL/MSRC; nvme copy of two
+#                     ranges reads back at the destination; nvme verify of a good range passes,
+#                     past the end fails with LBA Out of Range; descriptor format 1 and an
+#                     overlapping destination fail with Invalid Field in Command.
 #   service           tests/lab/service.sh: the guest boots systemd, installs the amd64 .debs of
 #                     scripts/package.sh, `systemd-analyze verify` of both units is clean,
 #                     `systemctl start skiff-target`, nvme connect + fio verify, a namespace
@@ -256,6 +261,10 @@ test_reservations() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/reservations.sh"
 }
 
+test_copy_verify() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/copy-verify.sh"
+}
+
 test_service() {
   "$checkout/tests/lab/service.sh"
 }
@@ -329,7 +338,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")

@@ -41,8 +41,8 @@ class FuzzQueue : public tgt::TransportOps {
     tgt::Request &submit(const w::Sqe &sqe, uint32_t len, std::span<const uint8_t> out) {
         auto &s = slots.emplace_back();
         s.buf.assign(queue.target().limits().max_transfer, 0);
-        s.req.buf = s.buf.data();
-        s.req.buf_cap = static_cast<uint32_t>(s.buf.size());
+        s.req.buf = s.req.slot_buf = s.buf.data();
+        s.req.buf_cap = s.req.slot_cap = static_cast<uint32_t>(s.buf.size());
         s.req.cmd = sqe;
         s.req.data_len = len;
         if (!out.empty()) std::memcpy(s.buf.data(), out.data(), std::min<size_t>(out.size(), len));

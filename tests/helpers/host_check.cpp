@@ -1,8 +1,9 @@
 // host_check: drives any NVMe/TCP target with skiff's initiator library and checks what a host
 // relies on: discovery, connect, identify, write/read-verify at several sizes (with and without
-// digests), several I/O queues with commands in flight, flush / write zeroes / deallocate, and
-// the statuses of bad commands. Used to check the initiator against the Linux kernel target in
-// the lab VM (scripts/lab-tests.sh initiator-vs-nvmet), and handy by hand against skiff-target.
+// digests), several I/O queues with commands in flight, flush / write zeroes / deallocate / copy /
+// verify (those ONCS offers), and the statuses of bad commands. Used to check the initiator
+// against the Linux kernel target in the lab VM (scripts/lab-tests.sh initiator-vs-nvmet), and
+// handy by hand against skiff-target.
 //
 //   host_check --addr 127.0.0.1 --port 4420 --nqn NQN [--expect-serial S] [--expect-model M]
 // Prints one line per check; exit 0 only if every check passed.
@@ -156,6 +157,18 @@ void expect_status(Result<Completion> c, uint8_t sct, uint8_t sc, const std::str
     report(c->sct() == sct && c->sc() == sc, what, describe_status(c->status()));
 }
 
+// Copy (where ONCS offers it): two source ranges land one after the other at the destination.
+void check_copy(Controller &c, uint32_t block) {
+    std::vector<uint8_t> data = pattern(8 * block, 13), back(6 * block);
+    Status st = c.write(0, 1, 400, 8, data.data(), 8 * block);
+    if (st.ok()) st = c.copy(0, 1, 500, {{404, 4}, {400, 2}});
+    if (st.ok()) st = c.read(0, 1, 500, 6, back.data(), 6 * block);
+    std::vector<uint8_t> want(data.begin() + 4 * block, data.end());
+    want.insert(want.end(), data.begin(), data.begin() + 2 * block);
+    if (st.ok() && back != want) st = make_error(DOCA_ERROR_UNEXPECTED, "the destination does not hold the sources");
+    check(st, "copy");
+}
+
 void check_commands(Controller &c, uint32_t block, uint64_t nsze) {
     const uint16_t oncs = c.identity().oncs;
     check(c.flush(0, 1), "flush");
@@ -174,6 +187,8 @@ void check_commands(Controller &c, uint32_t block, uint64_t nsze) {
         r.slba = 300;
         check(c.deallocate(0, 1, {r}), "dataset management (deallocate)");
     }
+    if (oncs & NVME_CTRL_ONCS_COPY) check_copy(c, block);
+    if (oncs & NVME_CTRL_ONCS_VERIFY) check(c.verify(0, 1, 0, 64), "verify");
     std::vector<uint8_t> buf(2 * block);
     // The spec answer is LBA Out of Range (80h); Linux nvmet with a block device passes the range
     // to the block layer and answers Internal Error (06h). Either way it must be refused.

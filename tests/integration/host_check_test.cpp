@@ -32,4 +32,6 @@ TEST_F(integration_host_check, PassesAgainstSkiffTarget) {
               std::string::npos)
         << out;
     EXPECT_NE(out.find("ok   serial is " + std::string(kSerial)), std::string::npos) << out;
+    EXPECT_NE(out.find("ok   copy\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("ok   verify\n"), std::string::npos) << out;
 }

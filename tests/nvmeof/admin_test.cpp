@@ -24,7 +24,9 @@ TEST(LogPages, SmartFirmwareEffectsAndErrors) {
     EXPECT_EQ(fx.iocs[nvme_cmd_write], NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
     EXPECT_EQ(fx.iocs[nvme_cmd_read], NVME_CMD_EFFECTS_CSUPP);
     EXPECT_EQ(fx.acs[nvme_admin_identify], NVME_CMD_EFFECTS_CSUPP);
-    EXPECT_EQ(fx.iocs[nvme_cmd_copy], 0u);
+    EXPECT_EQ(fx.iocs[nvme_cmd_copy], NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+    EXPECT_EQ(fx.iocs[nvme_cmd_verify], NVME_CMD_EFFECTS_CSUPP);
+    EXPECT_EQ(fx.iocs[nvme_cmd_write_uncor], 0u);
 
     ASSERT_EQ(admin.run(get_log_sqe(NVME_LOG_LID_ERROR, 64), 64).status, 0);
     EXPECT_EQ(admin.data()[0], 0);

@@ -40,8 +40,8 @@ class TestQueue : public tgt::TransportOps {
     tgt::Request &submit(const w::Sqe &sqe, uint32_t len = 0, const void *out = nullptr) {
         auto &slot = slots.emplace_back();
         slot.buf.assign(128 * 1024, 0xEE);
-        slot.req.buf = slot.buf.data();
-        slot.req.buf_cap = static_cast<uint32_t>(slot.buf.size());
+        slot.req.buf = slot.req.slot_buf = slot.buf.data();
+        slot.req.buf_cap = slot.req.slot_cap = static_cast<uint32_t>(slot.buf.size());
         slot.req.cmd = sqe;
         slot.req.data_len = len;
         if (out) std::memcpy(slot.buf.data(), out, len);

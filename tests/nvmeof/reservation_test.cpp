@@ -158,6 +158,13 @@ TEST(ResvAccess, EveryTypeAgainstARamNamespace) {
         std::vector<uint8_t> same(512, 0xAA);
         w::Cqe cmp = c.io.run(io_sqe(nvme_cmd_compare, 0, 1), 512, same.data());
         EXPECT_EQ(sc(cmp) != kConflict, kAllowed[type - 1][2][0]);
+        // Copy is in the write group (it writes its destination), Verify in the read group.
+        nvme_copy_range source{};
+        source.slba = 0;
+        source.nlb = 0; // one block
+        w::Sqe copy = io_sqe(nvme_cmd_copy, 8, 1); // SDLBA 8; CDW12 0: one range, format 0h
+        EXPECT_EQ(c.io.run(copy, sizeof(source), &source).status == 0, kAllowed[type - 1][2][1]);
+        EXPECT_EQ(c.io.run(io_sqe(nvme_cmd_verify, 0, 1)).status == 0, kAllowed[type - 1][2][0]);
         // Released: everyone again.
         ASSERT_EQ(a.release(NVME_RESERVATION_RRELA_RELEASE, type, 1).status, kOk);
         EXPECT_EQ(c.write().status, kOk);

@@ -148,4 +148,18 @@ wire::Sqe dsm(uint32_t nsid, uint32_t ranges, uint32_t attributes) {
     return s;
 }
 
+wire::Sqe verify(uint32_t nsid, uint64_t slba, uint32_t nlb) {
+    wire::Sqe s = blank(nvme_cmd_verify, nsid);
+    set_lba_range(s, slba, nlb);
+    return s;
+}
+
+wire::Sqe copy(uint32_t nsid, uint64_t sdlba, uint32_t ranges, uint8_t format) {
+    wire::Sqe s = blank(nvme_cmd_copy, nsid);
+    s.cdw10 = static_cast<uint32_t>(sdlba);
+    s.cdw11 = static_cast<uint32_t>(sdlba >> 32);
+    s.cdw12 = ((ranges - 1u) & 0xFF) | (static_cast<uint32_t>(format & 0xF) << 8);
+    return s;
+}
+
 } // namespace skiff::nvmeof::host::cmd

@@ -45,4 +45,25 @@ Status Controller::deallocate(size_t q, uint32_t nsid, const std::vector<nvme_ds
               "Dataset Management (deallocate)");
 }
 
+Status Controller::verify(size_t q, uint32_t nsid, uint64_t slba, uint32_t nlb) {
+    return io(q, cmd::verify(nsid, slba, nlb), DataDir::kNone, nullptr, 0, "Verify");
+}
+
+Status Controller::copy(size_t q, uint32_t nsid, uint64_t sdlba, const std::vector<CopyRange> &ranges) {
+    if (ranges.empty() || ranges.size() > 256)
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "Copy takes 1..256 source ranges, got " + std::to_string(ranges.size()));
+    std::vector<nvme_copy_range> entries(ranges.size());
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        if (ranges[i].nlb == 0 || ranges[i].nlb > 65536)
+            return make_error(DOCA_ERROR_INVALID_VALUE, "Copy source range " + std::to_string(i) +
+                                                            " must have 1..65536 blocks");
+        entries[i].slba = ranges[i].slba;
+        entries[i].nlb = static_cast<uint16_t>(ranges[i].nlb - 1); // 0's based
+    }
+    auto bytes = static_cast<uint32_t>(entries.size() * sizeof(nvme_copy_range));
+    return io(q, cmd::copy(nsid, sdlba, static_cast<uint32_t>(entries.size())), DataDir::kHostToController,
+              entries.data(), bytes, "Copy");
+}
+
 } // namespace skiff::nvmeof::host

@@ -128,6 +128,8 @@ const char *command_specific_name(uint8_t sc, bool fabrics) {
         return "Invalid Protection Information";
     case NVME_SC_READ_ONLY:
         return "Attempted Write to Read Only Range";
+    case NVME_SC_CMD_SIZE_LIMIT_EXCEEDED:
+        return "Command Size Limit Exceeded";
     default:
         return "unknown command specific status";
     }

@@ -163,6 +163,7 @@ Status RdmaQueuePair::create_resources(uint32_t max_rd_atomic) {
     for (size_t i = depth_; i-- > 0;) {
         reqs_[i].index = static_cast<uint16_t>(i);
         reqs_[i].slot_buf = data + i * max_transfer_;
+        reqs_[i].slot_cap = max_transfer_;
         free_.push_back(static_cast<uint16_t>(i));
     }
     for (uint16_t r = 0; !srq_ && r < depth_; ++r)

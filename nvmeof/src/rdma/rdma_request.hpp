@@ -21,7 +21,6 @@ const char *to_string(RdmaRequestState state);
 struct RdmaRequest : target::Request {
     uint16_t index = 0;          // slot index (work request ids, response buffer)
     uint16_t recv = 0;           // the receive buffer holding this command's capsule
-    uint8_t *slot_buf = nullptr; // this slot's data buffer (req.buf may point into the capsule)
     RdmaRequestState state = RdmaRequestState::kFree;
     bool prepared = false;
     SglPlan sgl;

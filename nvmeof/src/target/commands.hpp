@@ -14,6 +14,9 @@ bool parse_fabrics(Request &req);
 bool parse_admin(Request &req);
 bool parse_discovery_admin(Request &req);
 bool parse_io(Request &req);
+// Parts of the I/O parser with files of their own (req.ns set, access checked).
+bool parse_copy(Request &req);
+bool parse_verify(Request &req);
 // Authentication Send / Receive (auth_cmd.cpp).
 bool parse_auth_send(Request &req);
 bool parse_auth_receive(Request &req);

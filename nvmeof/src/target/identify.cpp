@@ -3,6 +3,7 @@
 #include "ana.hpp"
 
 #include "commands.hpp"
+#include "copy_limits.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
 #include <algorithm>
@@ -63,8 +64,15 @@ void identify_descriptors(Request &req) {
     complete(req);
 }
 
-// CNS 05h / 06h with CSI NVM: nothing beyond the defaults to report, all zeroes.
+// CNS 05h with CSI NVM: nothing beyond the defaults to report, all zeroes.
 void identify_zeroes(Request &req) {
+    complete(req);
+}
+
+// CNS 06h with CSI NVM: the NVM command set's controller limits; only Verify has one (the
+// others are 0: no limit beyond MDTS and the commands' own fields).
+void identify_ctrl_nvm(Request &req) {
+    reinterpret_cast<nvme_id_ctrl_nvm *>(req.buf)->vsl = kVerifySizeLimitField;
     complete(req);
 }
 
@@ -139,11 +147,14 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.frmw = (1 << 1) | 1; // one slot, slot 1 read only
     id.nn = kMaxNamespaces;
     id.mnan = kMaxNamespaces;
-    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_RESERVATIONS;
+    // Copy and Verify go through the backend's reads and writes, so every namespace has them.
+    id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_RESERVATIONS |
+              NVME_CTRL_ONCS_VERIFY | NVME_CTRL_ONCS_COPY;
     if (any_namespace_deallocates(ctrl.subsystem())) id.oncs |= NVME_CTRL_ONCS_DSM;
     id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
     if (any_namespace_caches(ctrl.subsystem())) id.vwc = NVME_CTRL_VWC_PRESENT;
     id.acwu = 0; // compare and write is atomic up to one block (0's based)
+    id.ocfs = 1; // Copy: Source Range Entries descriptor format 0h only
     fill_identify_controller_ana(id);
 }
 
@@ -165,6 +176,10 @@ void fill_identify_namespace(const Namespace &ns, nvme_id_ns &id) {
     std::memcpy(id.eui64, ns.ids().eui64.data(), sizeof(id.eui64));
     id.lbaf[0].ds = ns.block_shift();
     id.anagrpid = ns.ana_group();
+    // Copy's limits, in this namespace's blocks (copy_limits.hpp); MSRC is 0's based.
+    id.mssrl = max_copy_range_blocks(ns.block_shift());
+    id.mcl = max_copy_blocks(ns.block_shift());
+    id.msrc = static_cast<uint8_t>(kMaxCopyRanges - 1);
 }
 
 bool parse_identify(Request &req) {
@@ -199,7 +214,7 @@ bool parse_identify(Request &req) {
         return true;
     case NVME_IDENTIFY_CNS_CSI_CTRL:
         if (csi != NVME_CSI_NVM) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
-        req.execute = identify_zeroes;
+        req.execute = identify_ctrl_nvm;
         return true;
     case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
         req.execute = identify_command_sets;

@@ -1,8 +1,10 @@
 // NVM I/O commands: Read, Write, Compare, fused Compare and Write, Flush, Write Zeroes,
-// Dataset Management. Parse checks everything (namespace, LBA range, transfer length); the
-// handlers then only submit I/O to the namespace's channel on this poll group, and complete
-// the command from the I/O's completion (which may come later, from the group's loop).
+// Dataset Management; Copy and Verify have files of their own (copy_cmd.cpp, verify_cmd.cpp).
+// Parse checks everything (namespace, LBA range, transfer length); the handlers then only
+// submit I/O to the namespace's channel on this poll group (backend_io.hpp), and complete the
+// command from the I/O's completion (which may come later, from the group's loop).
 #include "ana.hpp"
+#include "backend_io.hpp"
 #include "commands.hpp"
 #include "reservation_cmd.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
@@ -24,49 +26,6 @@ uint64_t byte_offset(const Request &req) {
 void finish(Request &req, uint16_t status) {
     req.set_status(status);
     complete(req);
-}
-
-Request &owner_of(BackendIo &io) {
-    return *static_cast<Request *>(io.owner);
-}
-
-// Durable before completion: the command's FUA bit, or the host disabled the volatile write
-// cache (Set Features 06h), which makes every write write-through.
-bool wants_fua(const Request &req) {
-    const Controller *ctrl = req.queue->controller();
-    return (req.cmd.cdw12 & (uint32_t(NVME_IO_FUA) << 16)) || (ctrl && !ctrl->volatile_write_cache);
-}
-
-// Hands req.io to ns's channel on this queue's poll group; `done` runs when the backend is
-// finished with it (inline for synchronous backends, later for asynchronous ones).
-void submit_io(Request &req, Namespace &ns, IoOp op, uint64_t offset, uint64_t len, void *buf,
-               void (*done)(Request &, uint16_t), void *write_buf = nullptr) {
-    Queue &q = *req.queue;
-    IoChannel *ch = q.context().channel(ns, q.channel_params());
-    if (!ch) return done(req, wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INTERNAL, false));
-    BackendIo &io = req.io;
-    io.op = op;
-    io.offset = offset;
-    io.len = len;
-    io.buf = buf;
-    io.write_buf = write_buf;
-    io.fua = op == IoOp::kWrite && wants_fua(req);
-    // A large read may come back as a view of the device's memory (RAM), sent from there.
-    const uint32_t view_min = op == IoOp::kRead ? q.transport().read_view_min_bytes() : 0;
-    io.view_ok = view_min != 0 && len >= view_min;
-    io.view = nullptr;
-    io.view_channel = nullptr;
-    io.owner = &req;
-    io.next = nullptr;
-    // The command's continuation rides in the request; the channel calls back through here.
-    req.io_done = done;
-    io.done = [](BackendIo &io, uint16_t status) {
-        Request &r = owner_of(io);
-        r.queue->io_finished();
-        r.io_done(r, status);
-    };
-    q.io_started();
-    ch->submit(io);
 }
 
 void read_done(Request &req, uint16_t st) {
@@ -307,6 +266,10 @@ bool parse_io(Request &req) {
         req.execute = execute_dsm;
         return true;
     }
+    case nvme_cmd_verify:
+        return parse_verify(req);
+    case nvme_cmd_copy:
+        return parse_copy(req);
     default:
         return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
     }

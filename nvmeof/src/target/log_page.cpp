@@ -85,11 +85,12 @@ void log_command_effects(Request &req) {
     supported(true, nvme_cmd_flush, 0);
     supported(true, nvme_cmd_read, 0);
     supported(true, nvme_cmd_compare, 0);
+    supported(true, nvme_cmd_verify, 0);
     supported(true, nvme_cmd_resv_register, 0);
     supported(true, nvme_cmd_resv_report, 0);
     supported(true, nvme_cmd_resv_acquire, 0);
     supported(true, nvme_cmd_resv_release, 0);
-    for (uint8_t op : {nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm})
+    for (uint8_t op : {nvme_cmd_write, nvme_cmd_write_zeroes, nvme_cmd_dsm, nvme_cmd_copy})
         supported(true, op, NVME_CMD_EFFECTS_LBCC);
     complete(req);
 }

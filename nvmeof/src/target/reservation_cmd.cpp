@@ -77,12 +77,14 @@ bool check_reservation_access(Request &req) {
     switch (req.cmd.opcode) {
     case nvme_cmd_read:
     case nvme_cmd_compare:
+    case nvme_cmd_verify:
         write = false;
         break;
     case nvme_cmd_write:
     case nvme_cmd_write_zeroes:
     case nvme_cmd_dsm:
     case nvme_cmd_flush:
+    case nvme_cmd_copy: // it writes its destination
         write = true;
         break;
     default:

@@ -12,7 +12,8 @@ bool is_reservation_command(uint8_t opcode);
 // Parses Reservation Register / Report / Acquire / Release (req.ns set).
 bool parse_reservation(Request &req);
 // False, with Reservation Conflict set, when the namespace's reservation forbids this host the
-// command (reads: Read, Compare; writes: Write, Write Zeroes, Dataset Management, Flush).
+// command (reads: Read, Compare, Verify; writes: Write, Write Zeroes, Dataset Management, Flush,
+// Copy), as the specification's read and write command groups.
 bool check_reservation_access(Request &req);
 // Features 82h (notification mask) and 83h (persistence); return the status.
 uint16_t set_reservation_feature(Request &req);

@@ -85,8 +85,8 @@ bool TcpQueuePair::allocate_queue() {
     free_.reserve(reqs_.size());
     for (size_t i = reqs_.size(); i-- > 0;) {
         reqs_[i].ttag = static_cast<uint16_t>(i);
-        reqs_[i].buf = buffers_ + i * stride;
-        reqs_[i].buf_cap = limits_.max_transfer;
+        reqs_[i].buf = reqs_[i].slot_buf = buffers_ + i * stride;
+        reqs_[i].buf_cap = reqs_[i].slot_cap = limits_.max_transfer;
         slot_redzones::poison(reqs_[i].buf + limits_.max_transfer);
         free_.push_back(static_cast<uint16_t>(i));
     }

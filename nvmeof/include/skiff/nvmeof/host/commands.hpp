@@ -36,6 +36,11 @@ wire::Sqe write_zeroes(uint32_t nsid, uint64_t slba, uint32_t nlb, bool dealloca
 // Dataset Management with `ranges` nvme_dsm_range entries in the data; attributes as in CDW11
 // (NVME_DSMGMT_AD = deallocate).
 wire::Sqe dsm(uint32_t nsid, uint32_t ranges, uint32_t attributes);
+// Verify of nlb blocks: the controller reads them and moves no data.
+wire::Sqe verify(uint32_t nsid, uint64_t slba, uint32_t nlb);
+// Copy with `ranges` Source Range entries (1..256) in the data, descriptor format `format`, to
+// consecutive blocks from sdlba.
+wire::Sqe copy(uint32_t nsid, uint64_t sdlba, uint32_t ranges, uint8_t format = 0);
 
 // CC fields used to enable a controller: NVM command set, 4 KiB pages, 64-byte SQEs, 16-byte CQEs.
 constexpr uint32_t kCcEnable = 1u << 0;

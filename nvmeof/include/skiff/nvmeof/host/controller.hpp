@@ -65,6 +65,12 @@ struct DiscoveryLog {
     std::vector<nvmf_disc_log_entry> entries;
 };
 
+// One source range of a Copy: nlb blocks (1..65536, not 0's based) from slba.
+struct CopyRange {
+    uint64_t slba = 0;
+    uint32_t nlb = 0;
+};
+
 // A fixed-width, space- or NUL-padded field of a spec structure as a string without padding.
 std::string trim_field(const char *field, size_t width);
 
@@ -122,6 +128,10 @@ class Controller {
     Status flush(size_t q, uint32_t nsid);
     Status write_zeroes(size_t q, uint32_t nsid, uint64_t slba, uint32_t nlb);
     Status deallocate(size_t q, uint32_t nsid, const std::vector<nvme_dsm_range> &ranges);
+    // Verify: the controller reads the blocks and says whether it could (no data moves).
+    Status verify(size_t q, uint32_t nsid, uint64_t slba, uint32_t nlb);
+    // Copy (descriptor format 0h): each range in turn to consecutive blocks from sdlba.
+    Status copy(size_t q, uint32_t nsid, uint64_t sdlba, const std::vector<CopyRange> &ranges);
 
     // Normal shutdown (CC.SHN, wait CSTS.SHST complete), then closes every queue. Idempotent.
     Status shutdown();

@@ -16,11 +16,31 @@ class Namespace;
 // Which way the command's data moves.
 enum class DataDir : uint8_t { kNone, kHostToCtrl, kCtrlToHost };
 
+struct Request;
+
+// Where a command made of several backend I/Os in a row is (Copy, Verify; the driver is
+// src/target/io_sequence.hpp). Set up by the command when it starts executing.
+struct IoSequence {
+    bool (*next)(Request &, uint16_t) = nullptr; // plans the next I/O, or completes the command
+    uint16_t status = 0;                         // of an I/O that completed inline
+    bool submitting = false;                     // inside IoChannel::submit: a completion is inline
+    bool completed_inline = false;
+    bool write_next = false; // Copy: the next I/O writes the chunk just read
+    uint32_t range = 0;      // Copy: the Source Range entry being copied
+    uint32_t chunk = 0;      // blocks in the I/O planned last
+    uint64_t done = 0;       // blocks finished of that range (Verify: of the command)
+    uint64_t dest = 0;       // Copy: the destination LBA of the next chunk
+};
+
 struct Request {
     wire::Sqe cmd{};
     wire::Cqe cqe{};
-    uint8_t *buf = nullptr; // this slot's data buffer (preallocated by the transport)
-    uint32_t buf_cap = 0;
+    uint8_t *buf = nullptr; // the command's data: the slot's buffer, or where the transport left
+    uint32_t buf_cap = 0;   // the host's data in place (NVMe/RDMA in-capsule data)
+    // The slot's own buffer (preallocated by the transport, the target's max transfer) whatever
+    // buf points to: room for commands that move data inside the target (Copy, Verify).
+    uint8_t *slot_buf = nullptr;
+    uint32_t slot_cap = 0;
     uint32_t data_len = 0; // bytes the SGL describes (what the transport moves)
     DataDir dir = DataDir::kNone;
     Queue *queue = nullptr;
@@ -34,6 +54,7 @@ struct Request {
     uint32_t step = 0;                              // progress of commands made of several backend I/Os
     BackendIo io;                                   // the backend I/O in flight (io.owner = this)
     void (*io_done)(Request &, uint16_t) = nullptr; // what the command does when io completes
+    IoSequence seq;                                 // commands of several I/Os in a row
 
     // The CQE status as sent (wire::Status layout; 0 = success).
     uint16_t status() const { return cqe.status; }
