@@ -135,6 +135,17 @@ TEST_F(integration_ipv6, SkiffPerfRunsAgainstTheIpv6AddressWithOrWithoutBrackets
     }
 }
 
+// The lab's initiator checker (build/bin/host_check) over IPv6: discovery, identify, I/O.
+TEST_F(integration_ipv6, HostCheckPassesOverIpv6) {
+    start_target();
+    const CommandOutput r =
+        run_command(skiff::test::bin_dir() + "/host_check --addr ::1 --port " + std::to_string(io_port_) +
+                    " --discovery-port " + std::to_string(disc_port_) + " --nqn " + kNqn);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(" 0 failed: PASS"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("traddr ::1 trsvcid " + std::to_string(io_port_)), std::string::npos) << r.output;
+}
+
 // skiff-ctl: the peer's address in connections, the bound listener in list, and a listener added
 // live on ::1 serving I/O.
 TEST_F(integration_ipv6, SkiffCtlShowsIpv6PeersAndAddsAnIpv6ListenerLive) {
