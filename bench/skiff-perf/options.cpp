@@ -2,6 +2,7 @@
 
 #include "skiff/core/man_page.hpp"
 #include "skiff/nvmeof/auth/secret_file.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -50,7 +51,9 @@ cli::ManPage man_page() {
         "    4 KiB random reads at queue depth 32 for 10 s (after a 2 s ramp), one thread on core 1\n"
         "skiff-perf --addr 192.168.100.2 --port 4420 --nqn nqn.2026-11.io.skiff:default \\\n"
         "           --rw randrw --rwmixread 70 --bs 16k --queues 4 --cores 0-3 --verify --json\n"
-        "    a 70/30 verified mix over four queues on four cores, as JSON";
+        "    a 70/30 verified mix over four queues on four cores, as JSON\n"
+        "skiff-perf --addr ::1 --port 4420 --nqn nqn.2026-11.io.skiff:default --time 5s\n"
+        "    the same over IPv6 (the address alone, with or without brackets)";
     m.see_also = "skiff-target --help, fio(1); bench/README.md";
     return m;
 }
@@ -161,7 +164,8 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     app.add_option("--transport", o.transport, "tcp (rdma when the in-repo RDMA initiator lands)")
         ->check(CLI::IsMember({"tcp"}))
         ->capture_default_str();
-    app.add_option("--addr", o.addr, "target address")->capture_default_str();
+    app.add_option("--addr", o.addr, "target address: IPv4, IPv6 (::1 or [::1]) or a host name")
+        ->capture_default_str();
     app.add_option("--port", o.port, "target port")->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
     app.add_option("--hostnqn", o.hostnqn, "host NQN to connect as (default: a fresh uuid-based NQN)");
@@ -212,6 +216,7 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
             std::fprintf(stderr, "skiff-perf: warning: %s\n", secret->warning.c_str());
         *value = secret->text;
     }
+    o.addr = nvmeof::transport::strip_brackets(o.addr);
     auto pattern = parse_pattern(rw);
     if (!pattern) return pattern.error();
     o.rw = *pattern;

@@ -5,6 +5,7 @@
 #include "skiff/nvmeof/host/commands.hpp"
 #include "skiff/nvmeof/auth/secret_file.hpp"
 #include "skiff/nvmeof/host/controller.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -61,7 +62,7 @@ class TcpSession final : public Session {
     IoQueue &queue(size_t i) override { return *queues_.at(i); }
     std::string describe() const override {
         const auto &o = ctrl_->options();
-        return "tcp " + o.addr + ":" + std::to_string(o.port) + " " + o.subnqn + " (controller " +
+        return "tcp " + nvmeof::transport::host_port(o.addr, o.port) + " " + o.subnqn + " (controller " +
                std::to_string(ctrl_->cntlid()) + ", " +
                trim_field(ctrl_->identity().mn, sizeof(ctrl_->identity().mn)) + ")";
     }

@@ -12,8 +12,8 @@
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
-#include <arpa/inet.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -349,6 +349,20 @@ void read_ana_states(JsonReader &r, const json &j, const std::string &p, std::ve
     }
 }
 
+// "addr": a numeric IPv4 or IPv6 address, kept in its canonical form (canonical_ip), so two
+// spellings of one address ("::1", "0:0::1") are one listener or referral.
+std::optional<std::string> read_ip_address(JsonReader &r, const json &j, const std::string &p,
+                                           const char *example) {
+    auto v = r.string(j, p, "addr", true, example);
+    if (!v) return std::nullopt;
+    auto ip = nvmeof::transport::canonical_ip(*v);
+    if (!ip)
+        r.error(join(p, "addr"), "expected an IPv4 or IPv6 address such as \"127.0.0.1\" or \"::1\" "
+                                 "(no brackets, no port), got " +
+                                     quote(j["addr"]));
+    return ip.value_or(*v);
+}
+
 // referrals: [{"trtype": "tcp", "addr": "192.0.2.7", "port": 8009}].
 void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &out) {
     if (!r.array(j, "referrals", "referral objects")) return;
@@ -358,13 +372,7 @@ void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &o
         if (!r.object(e, p, {"trtype", "addr", "port"})) continue;
         ReferralConfig ref;
         if (auto v = read_trtype(r, e, p)) ref.trtype = *v;
-        if (auto v = r.string(e, p, "addr", true, "192.0.2.7")) {
-            in_addr a4{};
-            in6_addr a6{};
-            if (inet_pton(AF_INET, v->c_str(), &a4) != 1 && inet_pton(AF_INET6, v->c_str(), &a6) != 1)
-                r.error(join(p, "addr"), "expected an IPv4 or IPv6 address, got " + quote(e["addr"]));
-            ref.addr = *v;
-        }
+        if (auto v = read_ip_address(r, e, p, "192.0.2.7")) ref.addr = *v;
         if (auto v = r.integer(e, p, "port", 1, 65535, false)) ref.port = uint16_t(*v);
         for (size_t k = 0; k < out.size(); ++k)
             if (out[k] == ref) r.error(p, "the same referral as " + index("referrals", k));
@@ -383,13 +391,7 @@ std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const 
     if (!r.object(j, p, keys)) return std::nullopt;
     ListenerConfig l;
     if (auto v = read_trtype(r, j, p)) l.trtype = *v;
-    if (auto v = r.string(j, p, "addr", true, "127.0.0.1")) {
-        in_addr a{};
-        if (inet_pton(AF_INET, v->c_str(), &a) != 1)
-            r.error(join(p, "addr"),
-                    "expected a dotted IPv4 address such as \"127.0.0.1\", got " + quote(j["addr"]));
-        l.addr = *v;
-    }
+    if (auto v = read_ip_address(r, j, p, "127.0.0.1")) l.addr = *v;
     if (auto v = r.integer(j, p, "port", 0, 65535, true)) l.port = uint16_t(*v);
     if (!discovery) l.subsystems = r.strings(j, p, "subsystems", "subsystem NQN strings");
     if (!discovery && j.contains("ana")) read_ana_states(r, j["ana"], join(p, "ana"), l.ana);
@@ -593,7 +595,7 @@ void cross_check(JsonReader &r, const Config &c) {
     }
     std::map<std::string, std::string> addresses;
     auto check_address = [&](const ListenerConfig &l, const std::string &p) {
-        std::string key = l.trtype + " " + l.addr + ":" + std::to_string(l.port);
+        std::string key = l.trtype + " " + nvmeof::transport::host_port(l.addr, l.port);
         auto [it, fresh] = addresses.emplace(key, p);
         if (!fresh) r.error(p, key + " is already configured by " + it->second);
     };
@@ -783,7 +785,7 @@ std::string summarize(const Config &c) {
         o << "\n";
     }
     for (auto &l : c.listeners) {
-        o << "listener " << l.trtype << " " << l.addr << ":" << l.port
+        o << "listener " << l.trtype << " " << nvmeof::transport::host_port(l.addr, l.port)
           << (l.secure_channel == "none" ? "" : " (TLS " + l.secure_channel + ")") << ": ";
         if (!l.subsystems) {
             o << "every subsystem\n";
@@ -797,10 +799,10 @@ std::string summarize(const Config &c) {
               << a.state << "\n";
     }
     if (c.discovery)
-        o << "discovery " << c.discovery->trtype << " " << c.discovery->addr << ":" << c.discovery->port
-          << "\n";
+        o << "discovery " << c.discovery->trtype << " "
+          << nvmeof::transport::host_port(c.discovery->addr, c.discovery->port) << "\n";
     for (auto &ref : c.referrals)
-        o << "referral " << ref.trtype << " " << ref.addr << ":" << ref.port << "\n";
+        o << "referral " << ref.trtype << " " << nvmeof::transport::host_port(ref.addr, ref.port) << "\n";
     return o.str();
 }
 

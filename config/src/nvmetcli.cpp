@@ -4,6 +4,7 @@
 #include "skiff/config/nvmetcli.hpp"
 
 #include "json_reader.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -58,6 +59,22 @@ uint32_t device_block_size(const std::string &path) {
     return lbs == 512 || lbs == 4096 ? uint32_t(lbs) : 4096;
 }
 
+// traddr is a numeric address of the family adrfam says (nvmet takes the family from adrfam, so
+// a port whose two disagree would not listen where it says).
+void check_traddr(JsonReader &r, const std::optional<std::string> &adrfam, const std::string &traddr,
+                  const std::string &p) {
+    auto family = nvmeof::transport::ip_family(traddr);
+    if (!family) {
+        r.error(p, "expected an IPv4 or IPv6 address such as \"192.168.1.10\" or \"fd00::10\", got \"" +
+                       traddr + "\"");
+        return;
+    }
+    const bool ipv6 = *family == nvmeof::transport::IpFamily::kIpv6;
+    if (adrfam && (*adrfam == "ipv4" || *adrfam == "ipv6") && ipv6 != (*adrfam == "ipv6"))
+        r.error(p, "\"" + traddr + "\" is an " + (ipv6 ? "IPv6" : "IPv4") + " address, but adrfam is \"" +
+                       *adrfam + "\"");
+}
+
 json import_port(JsonReader &r, const json &port, const std::string &p, json &transport) {
     json l = json::object();
     if (!port.is_object()) {
@@ -72,10 +89,14 @@ json import_port(JsonReader &r, const json &port, const std::string &p, json &tr
         r.error(join(ap, "trtype"),
                 "\"" + *trtype + "\" is not served by skiff; expected \"tcp\" or \"rdma\"");
     auto adrfam = attr_string(r, addr, ap, "adrfam");
-    if (adrfam && *adrfam != "ipv4")
-        r.error(join(ap, "adrfam"), "\"" + *adrfam + "\" is not supported; expected \"ipv4\"");
+    if (adrfam && *adrfam != "ipv4" && *adrfam != "ipv6")
+        r.error(join(ap, "adrfam"), "\"" + *adrfam + "\" is not supported; expected \"ipv4\" or \"ipv6\"");
     auto traddr = attr_string(r, addr, ap, "traddr");
-    if (!traddr) r.error(join(ap, "traddr"), "missing; expected an IPv4 address such as \"192.168.1.10\"");
+    if (!traddr)
+        r.error(join(ap, "traddr"),
+                "missing; expected an IPv4 or IPv6 address such as \"192.168.1.10\" or \"fd00::10\"");
+    else
+        check_traddr(r, adrfam, *traddr, join(ap, "traddr"));
     auto trsvcid = attr_number(r, addr, ap, "trsvcid");
     if (!trsvcid && !addr.contains("trsvcid"))
         r.error(join(ap, "trsvcid"), "missing; expected a port such as \"4420\"");

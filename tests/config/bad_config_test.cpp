@@ -243,7 +243,19 @@ const std::vector<BadCase> kCases = {
      [](json &j) {
          j["referrals"] = {{{"addr", "gateway2"}, {"port", 8009}}};
      },
-     {"referrals[0].addr: expected an IPv4 or IPv6 address, got \"gateway2\""}},
+     {"referrals[0].addr: expected an IPv4 or IPv6 address such as \"127.0.0.1\" or \"::1\" (no brackets, "
+      "no port), got \"gateway2\""}},
+    {"IPv6 referral in brackets",
+     [](json &j) {
+         j["referrals"] = {{{"addr", "[fd00::7]"}}};
+     },
+     {"referrals[0].addr: expected an IPv4 or IPv6 address such as \"127.0.0.1\" or \"::1\" (no brackets, "
+      "no port), got \"[fd00::7]\""}},
+    {"the same IPv6 referral spelled twice",
+     [](json &j) {
+         j["referrals"] = {{{"addr", "fd00::7"}}, {{"addr", "FD00:0::7"}}};
+     },
+     {"referrals[1]: the same referral as referrals[0]"}},
     {"the same referral twice",
      [](json &j) {
          j["referrals"] = {{{"addr", "192.0.2.8"}}, {{"addr", "192.0.2.8"}, {"port", 8009}}};
@@ -264,7 +276,16 @@ const std::vector<BadCase> kCases = {
      {"listeners[0].trtype: expected \"tcp\" or \"rdma\", got \"fc\""}},
     {"bad address",
      [](json &j) { j["listeners"][0]["addr"] = "localhost"; },
-     {"listeners[0].addr: expected a dotted IPv4 address such as \"127.0.0.1\", got \"localhost\""}},
+     {"listeners[0].addr: expected an IPv4 or IPv6 address such as \"127.0.0.1\" or \"::1\" (no brackets, "
+      "no port), got \"localhost\""}},
+    {"bad IPv6 address",
+     [](json &j) { j["listeners"][0]["addr"] = "::1::2"; },
+     {"listeners[0].addr: expected an IPv4 or IPv6 address such as \"127.0.0.1\" or \"::1\" (no brackets, "
+      "no port), got \"::1::2\""}},
+    {"IPv6 address with its port",
+     [](json &j) { j["discovery"]["addr"] = "[::1]:8009"; },
+     {"discovery.addr: expected an IPv4 or IPv6 address such as \"127.0.0.1\" or \"::1\" (no brackets, "
+      "no port), got \"[::1]:8009\""}},
     {"port out of range",
      [](json &j) { j["listeners"][0]["port"] = 70000; },
      {"listeners[0].port: expected an integer 0..65535, got 70000"}},
@@ -274,6 +295,12 @@ const std::vector<BadCase> kCases = {
     {"listener address twice",
      [](json &j) { j["discovery"]["port"] = 4420; },
      {"discovery: tcp 127.0.0.1:4420 is already configured by listeners[0]"}},
+    {"IPv6 listener address twice, spelled two ways",
+     [](json &j) {
+         j["listeners"][0]["addr"] = "::1";
+         j["discovery"] = {{"addr", "0:0:0:0:0:0:0:1"}, {"port", 4420}};
+     },
+     {"discovery: tcp [::1]:4420 is already configured by listeners[0]"}},
     {"in-capsule size not a multiple of 16",
      [](json &j) {
          j["transports"] = {{{"trtype", "tcp"}, {"in_capsule_data_size", 1000}}};

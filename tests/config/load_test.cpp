@@ -238,6 +238,33 @@ TEST(Load, AdmissionSettingsDefaultSecureAndSaveBack) {
     EXPECT_FALSE(secure.config->listeners[0].allow_plaintext_psk_hosts);
 }
 
+// IPv6 listeners and referrals: the address alone, kept in its canonical spelling; a listener on
+// "::" and one on "0.0.0.0" share a port (the IPv6 one takes IPv6 only).
+TEST(Load, Ipv6ListenersAndReferrals) {
+    json doc = to_json(default_config());
+    doc["listeners"] = {{{"addr", "::1"}, {"port", 4420}},
+                        {{"addr", "::"}, {"port", 4421}},
+                        {{"addr", "0.0.0.0"}, {"port", 4421}},
+                        {{"trtype", "rdma"}, {"addr", "FD00:0:0::2"}, {"port", 4420}}};
+    doc["discovery"] = {{"addr", "::1"}, {"port", 8009}};
+    doc["referrals"] = {{{"addr", "2001:DB8::7"}}};
+    LoadResult r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const Config &c = *r.config;
+    EXPECT_EQ(c.listeners[0].addr, "::1");
+    EXPECT_EQ(c.listeners[1].addr, "::");
+    EXPECT_EQ(c.listeners[3].addr, "fd00::2");
+    EXPECT_EQ(c.discovery->addr, "::1");
+    EXPECT_EQ(c.referrals[0].addr, "2001:db8::7");
+    const std::string summary = summarize(c);
+    EXPECT_NE(summary.find("listener tcp [::1]:4420"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("discovery tcp [::1]:8009"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("referral tcp [2001:db8::7]:8009"), std::string::npos) << summary;
+    LoadResult again = parse_config(to_json(c));
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_TRUE(again.config->listeners == c.listeners);
+}
+
 TEST(Load, DefaultConfigIsValid) {
     LoadResult r = parse_config(to_json(default_config()));
     ASSERT_TRUE(r.ok()) << r.error_text();

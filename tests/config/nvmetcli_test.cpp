@@ -52,7 +52,7 @@ TEST(Nvmetcli, ImportsTheExample) {
 
 TEST(Nvmetcli, ErrorsUseTheNvmetcliPaths) {
     json doc = json::parse(R"({
-      "ports": [{"addr": {"adrfam": "ipv6", "traddr": "::1", "trsvcid": "4420", "trtype": "tcp"}, "portid": 1,
+      "ports": [{"addr": {"adrfam": "ib", "traddr": "::1", "trsvcid": "4420", "trtype": "tcp"}, "portid": 1,
                  "subsystems": []},
                 {"addr": {"adrfam": "ipv4", "traddr": "10.0.0.1", "trsvcid": "4420", "trtype": "fc"}, "portid": 2,
                  "subsystems": []}],
@@ -63,12 +63,48 @@ TEST(Nvmetcli, ErrorsUseTheNvmetcliPaths) {
     EXPECT_FALSE(r.ok());
     EXPECT_EQ(r.errors,
               (std::vector<std::string>{
-                  "ports[0].addr.adrfam: \"ipv6\" is not supported; expected \"ipv4\"",
+                  "ports[0].addr.adrfam: \"ib\" is not supported; expected \"ipv4\" or \"ipv6\"",
                   "ports[1].addr.trtype: \"fc\" is not served by skiff; expected \"tcp\" or \"rdma\"",
                   "subsystems[0].attr.allow_any_host: expected a number (as a string such as \"1\"), got "
                   "\"yes\"",
                   "subsystems[0].namespaces[0].device.path: missing; expected the file or block device "
                   "behind the namespace",
+              }));
+}
+
+// nvmet's IPv6 ports: adrfam "ipv6", traddr the address alone (as nvmetcli saves it).
+TEST(Nvmetcli, Ipv6PortsBecomeIpv6Listeners) {
+    json doc = json::parse(R"({
+      "ports": [{"addr": {"adrfam": "ipv6", "traddr": "::1", "trsvcid": "4420", "trtype": "tcp"}, "portid": 1,
+                 "subsystems": []},
+                {"addr": {"adrfam": "ipv6", "traddr": "FD00::2", "trsvcid": "4420", "trtype": "rdma"}, "portid": 2,
+                 "subsystems": []}]
+    })");
+    LoadResult r = import_nvmetcli(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    ASSERT_EQ(r.config->listeners.size(), 2u);
+    EXPECT_EQ(r.config->listeners[0].addr, "::1");
+    EXPECT_EQ(r.config->listeners[0].port, 4420);
+    EXPECT_EQ(r.config->listeners[1].trtype, "rdma");
+    EXPECT_EQ(r.config->listeners[1].addr, "fd00::2");
+}
+
+TEST(Nvmetcli, AddressFamilyAndAddressMustAgree) {
+    json doc = json::parse(R"({
+      "ports": [{"addr": {"adrfam": "ipv4", "traddr": "::1", "trsvcid": "4420", "trtype": "tcp"}, "portid": 1,
+                 "subsystems": []},
+                {"addr": {"adrfam": "ipv6", "traddr": "10.0.0.1", "trsvcid": "4420", "trtype": "tcp"}, "portid": 2,
+                 "subsystems": []},
+                {"addr": {"adrfam": "ipv6", "traddr": "::1::2", "trsvcid": "4421", "trtype": "tcp"}, "portid": 3,
+                 "subsystems": []}]
+    })");
+    LoadResult r = import_nvmetcli(doc);
+    EXPECT_EQ(r.errors,
+              (std::vector<std::string>{
+                  "ports[0].addr.traddr: \"::1\" is an IPv6 address, but adrfam is \"ipv4\"",
+                  "ports[1].addr.traddr: \"10.0.0.1\" is an IPv4 address, but adrfam is \"ipv6\"",
+                  "ports[2].addr.traddr: expected an IPv4 or IPv6 address such as \"192.168.1.10\" or "
+                  "\"fd00::10\", got \"::1::2\"",
               }));
 }
 

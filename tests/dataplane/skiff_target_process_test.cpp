@@ -1,7 +1,10 @@
 // The skiff-target executable as users run it: command line, startup lines, signals, errors.
 #include "../support/build_paths.hpp"
 #include "../helpers/child_program.hpp"
+#include "../helpers/free_port.hpp"
 #include "../nvmeof/raw_tcp_client.hpp"
+
+#include "skiff/nvmeof/host/controller.hpp"
 
 #include <gtest/gtest.h>
 
@@ -122,6 +125,33 @@ TEST(SkiffTarget, BusyPortIsAnErrorNamingTheAddressAndErrno) {
     EXPECT_EQ(first.wait_exit(), 0);
 }
 
+// --listen [::1]:PORT: an IPv6 listener, printed in brackets, that skiff's initiator reaches.
+TEST(SkiffTarget, ListensOnAnIpv6AddressGivenInBrackets) {
+    if (!itest::has_ipv6_loopback())
+        GTEST_SKIP() << "this machine has no IPv6 loopback (::1 cannot be bound)";
+    const std::string nqn = "nqn.2026-11.io.skiff:ipv6";
+    TargetProcess p({"--listen", "[::1]:0", "--discovery", "[0:0::1]:0", "--nqn", nqn, "--size", "8MiB"});
+    std::string io_port = p.wait_for(std::regex("listening: tcp \\[::1\\]:(\\d+) \\(subsystem " + nqn));
+    ASSERT_FALSE(io_port.empty()) << p.output;
+    EXPECT_FALSE(p.wait_for(std::regex("listening: tcp \\[::1\\]:(\\d+) \\(discovery\\)")).empty())
+        << p.output;
+    {
+        nvmeof::host::ConnectOptions o;
+        o.addr = "::1";
+        o.port = static_cast<uint16_t>(std::stoi(io_port));
+        o.subnqn = nqn;
+        o.timeout = std::chrono::seconds(10);
+        auto ctrl = nvmeof::host::Controller::connect(o);
+        ASSERT_TRUE(ctrl.ok()) << ctrl.error().describe() << "\n" << p.output;
+        std::vector<uint8_t> out(4096, 0x6C), in(4096);
+        ASSERT_TRUE((*ctrl)->write(0, 1, 8, 8, out.data(), 4096).ok());
+        ASSERT_TRUE((*ctrl)->read(0, 1, 8, 8, in.data(), 4096).ok());
+        EXPECT_EQ(in, out);
+    }
+    p.signal(SIGTERM);
+    EXPECT_EQ(p.wait_exit(), 0) << p.output;
+}
+
 // --zero-copy-read-min reaches the tcp transport's limits (the start-up log says which reads are
 // sent from the namespace's memory), with or without a configuration file, and large reads
 // return the namespace's bytes either way.
@@ -170,6 +200,10 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
              {{"--block-size", "1000"}, "use 512 or 4096"},
              {{"--backend", "disk"}, "use ram, null, aio or hostmem"},
              {{"--listen", "localhost4420"}, "expected ADDR:PORT"},
+             {{"--listen", "::1:4420"},
+              "\"::1:4420\": an IPv6 address with a port needs brackets, such as [::1]:4420"},
+             {{"--listen", "[::1::2]:4420"}, "\"::1::2\" is not an IPv4 or IPv6 address"},
+             {{"--discovery", "[::1]"}, "--discovery \"[::1]\": no port"},
              {{"--allow-host", "bob"}, "does not start with \"nqn.yyyy-mm.\""},
              {{"--datapath", "gpu"}, "--datapath \"gpu\": unknown; use poll or dpa"},
              {{"--datapath", "dpa", "--dpa-eus", "0"}, "--dpa-eus 0: use 1..64"},

@@ -1,5 +1,6 @@
-// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released). Shared by
-// the in-process dataplane tests and the integration tests that start skiff-target.
+// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released), and
+// whether this machine has an IPv6 loopback. Shared by the in-process dataplane tests and the
+// integration tests that start skiff-target.
 #pragma once
 
 #include <arpa/inet.h>
@@ -32,6 +33,19 @@ inline uint16_t free_port() {
         recent[next++ % 16] = port;
         return port;
     }
+}
+
+// Whether a TCP socket can bind ::1 (a kernel without IPv6, or with it disabled on lo, cannot):
+// the IPv6 tests skip without it.
+inline bool has_ipv6_loopback() {
+    int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_in6 a{};
+    a.sin6_family = AF_INET6;
+    a.sin6_addr = in6addr_loopback;
+    const bool bound = ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0;
+    ::close(fd);
+    return bound;
 }
 
 } // namespace skiff::itest

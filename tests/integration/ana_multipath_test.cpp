@@ -284,7 +284,8 @@ TEST_F(AnaMultipath, DiscoveryReferralsAreConfiguredAndEditedLive) {
     r = ctl(socket, "referral add 192.0.2.9 4420");
     EXPECT_NE(r.output.find("is already a referral"), std::string::npos) << r.output;
     r = ctl(socket, "referral add gateway2");
-    EXPECT_NE(r.output.find("referrals[2].addr: expected an IPv4 or IPv6 address, got \"gateway2\""),
+    EXPECT_NE(r.output.find("referrals[2].addr: expected an IPv4 or IPv6 address such as \"127.0.0.1\" or "
+                            "\"::1\" (no brackets, no port), got \"gateway2\""),
               std::string::npos)
         << r.output;
     ASSERT_EQ(ctl(socket, "referral remove 192.0.2.8").exit_code, 0);

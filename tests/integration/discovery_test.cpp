@@ -66,13 +66,7 @@ TEST_F(integration_discovery, EveryListenerHasItsEntryAndServesIo) {
     std::vector<std::string> want{std::to_string(io_port_), std::to_string(second)};
     std::sort(want.begin(), want.end());
     EXPECT_EQ(ports, want) << "one NVM subsystem entry per listener";
-
-    ConnectOptions o = options();
-    o.port = second;
-    auto ctrl = connect(o);
-    ASSERT_NE(ctrl, nullptr);
-    std::vector<uint8_t> buf(kBlock);
-    ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+    expect_io_through(second);
 }
 
 TEST_F(integration_discovery, DiscoveryIsAlsoServedOnTheIoListener) {

@@ -22,10 +22,12 @@ const std::string kDb = "nqn.2026-11.com.example:db";
 const std::string kLogs = "nqn.2026-11.com.example:logs";
 const std::string kDbHost = "nqn.2014-08.org.nvmexpress:uuid:8f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b";
 
-json nvmet_port(int id, uint16_t port, std::vector<std::string> subsystems) {
+// A port as nvmetcli saves it; traddr "::1" makes it an IPv6 one.
+json nvmet_port(int id, uint16_t port, std::vector<std::string> subsystems,
+                const std::string &traddr = "127.0.0.1") {
     return {{"addr",
-             {{"adrfam", "ipv4"},
-              {"traddr", "127.0.0.1"},
+             {{"adrfam", traddr.find(':') == std::string::npos ? "ipv4" : "ipv6"},
+              {"traddr", traddr},
               {"treq", "not specified"},
               {"trsvcid", std::to_string(port)},
               {"trtype", "tcp"}}},
@@ -105,6 +107,40 @@ TEST(NvmetcliImport, ServesTheSameSubsystemsOnTheSamePorts) {
     };
     run(true);
     if (!IsSkipped()) run(false); // the data is in the files: it survives a restart
+    fs::remove_all(dir);
+}
+
+// An IPv6 port ("adrfam": "ipv6") is served on its address, and the initiator does I/O through it.
+TEST(NvmetcliImport, ServesAnIpv6Port) {
+    if (!has_ipv6_loopback()) GTEST_SKIP() << "this machine has no IPv6 loopback (::1 cannot be bound)";
+    char tmpl[] = "/var/tmp/skiff-nvmetcli-XXXXXX"; // a real file system (O_DIRECT), not tmpfs
+    fs::path dir = ::mkdtemp(tmpl);
+    std::ofstream(dir / "logs.img").close();
+    fs::resize_file(dir / "logs.img", 16 << 20);
+    const uint16_t port = free_port();
+    json cfg = {{"ports", {nvmet_port(1, port, {kLogs}, "::1")}},
+                {"subsystems",
+                 {{{"nqn", kLogs},
+                   {"allowed_hosts", json::array()},
+                   {"attr", {{"allow_any_host", "1"}, {"serial", "9e4b1c7d2a6f3e80"}, {"model", "Linux"}}},
+                   {"namespaces", {nvmet_ns(1, dir / "logs.img")}}}}}};
+    std::ofstream(dir / "config.json") << cfg.dump(2);
+    {
+        TargetProcess target({"--nvmetcli", (dir / "config.json").string()}, port, "::1");
+        ASSERT_TRUE(target.started()) << target.log();
+        host::ConnectOptions o;
+        o.timeout = 10s;
+        o.addr = "::1";
+        o.port = port;
+        o.subnqn = kLogs;
+        auto logs = host::Controller::connect(o);
+        ASSERT_TRUE(logs.ok()) << logs.error().describe() << "\n" << target.log();
+        std::vector<uint8_t> out(4096, 0x3C), in(4096);
+        ASSERT_TRUE((*logs)->write(0, 1, 2, 1, out.data(), 4096).ok());
+        ASSERT_TRUE((*logs)->read(0, 1, 2, 1, in.data(), 4096).ok());
+        EXPECT_EQ(in, out);
+        EXPECT_EQ(target.stop(), 0);
+    }
     fs::remove_all(dir);
 }
 

@@ -5,6 +5,7 @@
 #include "target_process.hpp"
 
 #include "skiff/nvmeof/host/controller.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,13 +33,14 @@ class TargetTest : public ::testing::Test {
   protected:
     // Starts skiff-target: I/O listener and discovery listener on free ports, RAM backend of
     // kSizeBytes in kBlock blocks, kSerial/kModel; an option given in `extra` replaces the default.
-    // io_port_ / disc_port_ may be chosen before the call (free_port()), e.g. to name them in extra.
+    // io_port_ / disc_port_ may be chosen before the call (free_port()), e.g. to name them in extra;
+    // both listen on loopback_.
     void start_target(const std::vector<std::string> &extra = {}) {
         if (io_port_ == 0) io_port_ = free_port();
         if (disc_port_ == 0) disc_port_ = free_port();
         const std::vector<std::pair<std::string, std::string>> defaults{
-            {"--listen", "127.0.0.1:" + std::to_string(io_port_)},
-            {"--discovery", "127.0.0.1:" + std::to_string(disc_port_)},
+            {"--listen", nvmeof::transport::host_port(loopback_, io_port_)},
+            {"--discovery", nvmeof::transport::host_port(loopback_, disc_port_)},
             {"--nqn", kNqn},
             {"--backend", "ram"},
             {"--size", "64MiB"},
@@ -53,7 +55,7 @@ class TargetTest : public ::testing::Test {
             args.push_back(value);
         }
         args.insert(args.end(), extra.begin(), extra.end());
-        target_ = std::make_unique<TargetProcess>(args, ready_port_ ? ready_port_ : io_port_);
+        target_ = std::make_unique<TargetProcess>(args, ready_port_ ? ready_port_ : io_port_, loopback_);
         ASSERT_TRUE(target_->started()) << "skiff-target did not answer an ICReq on port " << io_port_
                                         << "\ncommand: " << target_->command_line() << "\noutput:\n"
                                         << target_->log();
@@ -61,7 +63,7 @@ class TargetTest : public ::testing::Test {
 
     nvmeof::host::ConnectOptions options(const std::string &subnqn = kNqn) const {
         nvmeof::host::ConnectOptions o;
-        o.addr = "127.0.0.1";
+        o.addr = loopback_;
         o.port = io_port_;
         o.subnqn = subnqn;
         o.timeout = std::chrono::seconds(10);
@@ -79,6 +81,16 @@ class TargetTest : public ::testing::Test {
         return std::move(c.value());
     }
 
+    // Connects through `port` (on loopback_) and reads block 0: that listener serves I/O.
+    void expect_io_through(uint16_t port) {
+        nvmeof::host::ConnectOptions o = options();
+        o.port = port;
+        auto ctrl = connect(o);
+        ASSERT_NE(ctrl, nullptr);
+        std::vector<uint8_t> buf(kBlock);
+        ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+    }
+
     void TearDown() override {
         if (!target_) return;
         // SIGTERM is a clean shutdown: the target must exit 0.
@@ -93,6 +105,7 @@ class TargetTest : public ::testing::Test {
     uint16_t io_port_ = 0;
     uint16_t disc_port_ = 0;
     uint16_t ready_port_ = 0; // where start_target() waits for an ICResp (0: io_port_)
+    std::string loopback_ = "127.0.0.1"; // the listeners' address: "::1" for IPv6
     std::unique_ptr<TargetProcess> target_;
 };
 

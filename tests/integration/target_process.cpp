@@ -42,16 +42,20 @@ CommandOutput run_command(const std::string &cmd) {
     return r;
 }
 
+CommandOutput run_ctl(const std::string &socket, const std::string &args) {
+    return run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket + " " + args);
+}
+
 std::string target_binary() {
     return skiff::test::bin_dir() + "/skiff-target";
 }
 
 namespace {
 
-// True when the port answers an ICReq with an ICResp: the target, not just a socket, is up.
-bool answers_icreq(uint16_t port) {
+// True when addr:port answers an ICReq with an ICResp: the target, not just a socket, is up.
+bool answers_icreq(const std::string &addr, uint16_t port) {
     using namespace skiff::nvmeof;
-    Result<host::TcpSocket> s = host::TcpSocket::connect("127.0.0.1", port, 1000ms);
+    Result<host::TcpSocket> s = host::TcpSocket::connect(addr, port, 1000ms);
     if (!s) return false;
     wire::tcp::IcReq req = host::make_ic_req(false, false, 0, 0);
     if (!s->send_all(&req, sizeof(req), host::deadline_after(1000ms))) return false;
@@ -101,9 +105,11 @@ bool listens_on(pid_t pid, uint16_t port) {
 
 } // namespace
 
-TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t ready_port) {
-    launch(target_binary(), args,
-           [this, ready_port] { return listens_on(pid_, ready_port) && answers_icreq(ready_port); });
+TargetProcess::TargetProcess(const std::vector<std::string> &args, uint16_t ready_port,
+                             const std::string &ready_addr) {
+    launch(target_binary(), args, [this, ready_port, ready_addr] {
+        return listens_on(pid_, ready_port) && answers_icreq(ready_addr, ready_port);
+    });
 }
 
 TargetProcess::TargetProcess(const std::string &name, const std::vector<std::string> &args,

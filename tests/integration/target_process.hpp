@@ -17,10 +17,11 @@ namespace skiff::itest {
 class TargetProcess {
   public:
     // Runs <bin dir>/skiff-target with args and waits (up to 20 s) until this process listens on
-    // ready_port and the port answers an ICReq with an ICResp. skiff-target opens every listener
+    // ready_port and ready_addr:ready_port answers an ICReq with an ICResp. skiff-target opens every listener
     // before it answers on any, so the others are up too. started() says whether that happened;
     // log() says why not.
-    TargetProcess(const std::vector<std::string> &args, uint16_t ready_port);
+    TargetProcess(const std::vector<std::string> &args, uint16_t ready_port,
+                  const std::string &ready_addr = "127.0.0.1");
     // Any other skiff process (skiff-host): <bin dir>/name with args, started() once ready()
     // returned true (polled up to 20 s).
     TargetProcess(const std::string &name, const std::vector<std::string> &args,
@@ -61,5 +62,7 @@ struct CommandOutput {
 // Runs a shell command that starts with one of the build's programs (through SKIFF_TEST_EMULATOR
 // when set), stdout and stderr captured together.
 CommandOutput run_command(const std::string &cmd);
+// Runs skiff-ctl against the management socket `socket` with `args`, as run_command does.
+CommandOutput run_ctl(const std::string &socket, const std::string &args);
 
 } // namespace skiff::itest

@@ -256,6 +256,7 @@ TEST(Discovery, ReferralsAreListedAsSubtypeOneEntriesAndBumpTheGeneration) {
     EXPECT_EQ(e.portid, 7);
     EXPECT_EQ(log.entries[3].trtype, NVMF_TRTYPE_RDMA);
     EXPECT_EQ(log.entries[3].adrfam, NVMF_ADDR_FAMILY_IP6);
+    EXPECT_EQ(std::string(log.entries[3].traddr), "fd00::8"); // no brackets, as nvme-cli reads it
     // Setting the same list again changes nothing; clearing it removes them.
     uint64_t gen1 = log.genctr;
     t.target.set_referrals({r1, r2});

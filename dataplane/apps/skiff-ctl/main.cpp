@@ -120,6 +120,8 @@ skiff::cli::ManPage man_page() {
         "    a namespace on the Ceph RBD image rbd/disk0\n"
         "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
         "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
+        "skiff-ctl listener add fd00::2 4420\n"
+        "    an NVMe/TCP listener on an IPv6 address (written without brackets)\n"
         "skiff-ctl ana set 127.0.0.1 4420 inaccessible --group 1\n"
         "    hosts connected through 127.0.0.1:4420 fail over to their other paths\n"
         "skiff-ctl referral add 192.0.2.8 8009\n"
@@ -247,7 +249,7 @@ int main(int argc, char **argv) {
     uint16_t port = 0;
     std::vector<std::string> lsubs;
     auto *ladd = lst->add_subcommand("add", "listen on ADDR PORT");
-    ladd->add_option("addr", addr, "IPv4 address")->required();
+    ladd->add_option("addr", addr, "IPv4 or IPv6 address, without brackets (::1)")->required();
     ladd->add_option("port", port, "TCP port")->required();
     ladd->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
     ladd->add_option("--subsystem", lsubs, "expose only these subsystems (repeatable; default: all)");
@@ -256,7 +258,7 @@ int main(int argc, char **argv) {
         if (!lsubs.empty()) params["listener"]["subsystems"] = lsubs;
     });
     auto *lrm = lst->add_subcommand("remove", "stop listening on ADDR PORT (connections stay)");
-    lrm->add_option("addr", addr, "IPv4 address")->required();
+    lrm->add_option("addr", addr, "IPv4 or IPv6 address, without brackets (::1)")->required();
     lrm->add_option("port", port, "TCP port")->required();
     lrm->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
     on(lrm, "listener.remove", [&] { params = {{"trtype", trtype}, {"addr", addr}, {"port", port}}; });
@@ -340,7 +342,7 @@ int main(int argc, char **argv) {
     auto *aset =
         ana->add_subcommand("set", "hosts connected through ADDR PORT see GROUP in STATE (ANA change "
                                    "event, log page 0Ch)");
-    aset->add_option("addr", addr, "the listener's IPv4 address")->required();
+    aset->add_option("addr", addr, "the listener's IPv4 or IPv6 address")->required();
     aset->add_option("port", port, "the listener's port")->required();
     aset->add_option("state", ana_state, "optimized, non-optimized, inaccessible, persistent-loss or change")
         ->required()

@@ -60,7 +60,9 @@ cli::ManPage man_page() {
         "    nvme discover -t tcp -a 127.0.0.1 -s 8009\n"
         "    nvme connect -t tcp -a 127.0.0.1 -s 4420 -n nqn.2026-11.io.skiff:default\n"
         "skiff-target --backend aio --path /var/lib/skiff/disk.img --size 8GiB --listen 0.0.0.0:4420\n"
-        "    a file-backed namespace on every address\n"
+        "    a file-backed namespace on every IPv4 address\n"
+        "skiff-target --listen [::]:4420 --listen 0.0.0.0:4420 --discovery [::1]:8009\n"
+        "    on every IPv6 and every IPv4 address (an IPv6 listener takes IPv6 only); IPv6 in brackets\n"
         "skiff-target --transport rdma --listen 192.168.100.2:4420 --discovery 192.168.100.2:8009\n"
         "    NVMe/RDMA on the RDMA device that owns 192.168.100.2\n"
         "skiff-target --check-config /etc/skiff/target.json && systemctl reload skiff-target\n"
@@ -83,9 +85,10 @@ void add_options(CLI::App &app, Options &o) {
         "--management-socket", o.management_socket,
         "JSON-RPC management socket for skiff-ctl (overrides the file's target.management_socket);\n"
         "\"none\": no socket. Default: see FILES");
-    app.add_option("--listen", o.listen, "NVMe/TCP I/O listener ADDR:PORT (repeatable)")
+    app.add_option("--listen", o.listen, "NVMe/TCP I/O listener ADDR:PORT, [IPv6]:PORT for IPv6 (repeatable)")
         ->capture_default_str();
-    app.add_option("--discovery", o.discovery, "dedicated discovery listener ADDR:PORT, or \"none\"")
+    app.add_option("--discovery", o.discovery,
+                   "dedicated discovery listener ADDR:PORT or [IPv6]:PORT, or \"none\"")
         ->capture_default_str();
     app.add_option("--nqn", o.nqn, "subsystem NQN")->capture_default_str();
     app.add_option(

@@ -3,6 +3,7 @@
 #include "skiff/config/host_auth.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/backend_factory.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <algorithm>
 #include <set>
@@ -34,7 +35,7 @@ nvmeof::target::Limits limits_from(const config::TransportSettings &t) {
 namespace {
 
 std::string listener_key(const config::ListenerConfig &l) {
-    return l.trtype + " " + l.addr + ":" + std::to_string(l.port);
+    return l.trtype + " " + nvmeof::transport::host_port(l.addr, l.port);
 }
 
 nvmeof::transport::ListenAddress listen_address(const config::ListenerConfig &l) {

@@ -5,6 +5,7 @@
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/error_device.hpp"
 #include "skiff/dataplane/management_peer.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -48,6 +50,23 @@ const json &param(const json &params, const char *key, json::value_t type, const
 
 std::string str(const json &params, const char *key, const char *expected) {
     return param(params, key, json::value_t::string, expected).get<std::string>();
+}
+
+// params.addr of a listener or referral in its canonical form, as the configuration keeps
+// addresses, so "0:0::1" finds the listener on "::1". Text that is no address stays as it is: it
+// matches nothing, and the validator names it when it is added.
+std::string addr_param(const json &params, const char *expected) {
+    const std::string addr = str(params, "addr", expected);
+    return nvmeof::transport::canonical_ip(addr).value_or(addr);
+}
+
+// params.port: 0..65535.
+uint16_t port_param(const json &params, const char *expected) {
+    uint64_t port = param(params, "port", json::value_t::number_unsigned, expected).get<uint64_t>();
+    if (port > UINT16_MAX)
+        throw RpcError{kRpcInvalidParams, std::string("params.port: expected ") + expected +
+                                              " 0..65535, got " + std::to_string(port)};
+    return static_cast<uint16_t>(port);
 }
 
 // An optional parameter of a given type: `fallback` when absent, an error naming it when present
@@ -91,14 +110,13 @@ constexpr uint64_t kMaxAnaTransitionMs = 9000;
 
 // The listener entry of doc on addr:port (trtype tcp unless given).
 json &listener_entry(json &doc, const json &params) {
-    std::string addr = str(params, "addr", "the listener's IPv4 address");
-    uint64_t port =
-        param(params, "port", json::value_t::number_unsigned, "the listener's port").get<uint64_t>();
+    std::string addr = addr_param(params, "the listener's IPv4 or IPv6 address");
+    uint16_t port = port_param(params, "the listener's port");
     std::string trtype = params.value("trtype", "tcp");
     for (auto &l : doc["listeners"])
         if (l["addr"] == addr && l["port"] == port && l.value("trtype", "tcp") == trtype) return l;
     throw RpcError{kRpcInvalidParams,
-                   "params: no " + trtype + " listener on " + addr + ":" + std::to_string(port)};
+                   "params: no " + trtype + " listener on " + nvmeof::transport::host_port(addr, port)};
 }
 
 // ana.set {"addr", "port", "trtype"?, "nqn"?, "group", "state"}: the listener's entry for
@@ -133,15 +151,14 @@ void ana_set(json &doc, const json &params) {
 // referral.add / referral.remove {"addr", "port"?, "trtype"?}.
 void referral_edit(json &doc, const json &params, bool add) {
     json r = {{"trtype", params.value("trtype", "tcp")},
-              {"addr", str(params, "addr", "the other target's discovery address")},
-              {"port", params.contains("port") ? param(params, "port", json::value_t::number_unsigned,
-                                                       "the other target's discovery port")
-                                               : json(8009)}};
+              {"addr", addr_param(params, "the other target's discovery address")},
+              {"port", params.contains("port") ? port_param(params, "the other target's discovery port")
+                                               : uint16_t(8009)}};
     json &list = doc["referrals"];
     if (!list.is_array()) list = json::array();
     auto it = std::find(list.begin(), list.end(), r);
-    std::string what = r["trtype"].get<std::string>() + " " + r["addr"].get<std::string>() + ":" +
-                       std::to_string(r["port"].get<uint64_t>());
+    std::string what = r["trtype"].get<std::string>() + " " +
+                       nvmeof::transport::host_port(r["addr"].get<std::string>(), r["port"].get<uint16_t>());
     if (add) {
         if (it != list.end()) throw RpcError{kRpcInvalidParams, "params: " + what + " is already a referral"};
         list.push_back(r);
@@ -479,9 +496,8 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     } else if (method == "listener.add") {
         doc["listeners"].push_back(param(params, "listener", json::value_t::object, "a listener object"));
     } else if (method == "listener.remove") {
-        std::string addr = str(params, "addr", "an IPv4 address");
-        uint64_t port =
-            param(params, "port", json::value_t::number_unsigned, "a port number").get<uint64_t>();
+        std::string addr = addr_param(params, "an IPv4 or IPv6 address");
+        uint16_t port = port_param(params, "a port number");
         std::string trtype = opt_str(params, "trtype", "tcp", "\"tcp\" or \"rdma\"");
         auto &list = doc["listeners"];
         auto before = list.size();
@@ -491,8 +507,8 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
                                   }),
                    list.end());
         if (list.size() == before)
-            throw RpcError{kRpcInvalidParams,
-                           "params: no " + trtype + " listener on " + addr + ":" + std::to_string(port)};
+            throw RpcError{kRpcInvalidParams, "params: no " + trtype + " listener on " +
+                                                  nvmeof::transport::host_port(addr, port)};
     } else if (method == "ana.set") {
         ana_set(doc, params);
         if (params.contains("transition_ms")) {

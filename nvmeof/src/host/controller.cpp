@@ -4,6 +4,7 @@
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/auth/messages.hpp"
 #include "skiff/nvmeof/host/commands.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -33,7 +34,7 @@ QueueConfig queue_config(const ConnectOptions &o, uint16_t qid, uint16_t size) {
 }
 
 std::string where(const ConnectOptions &o) {
-    return o.subnqn + " at " + o.addr + ":" + std::to_string(o.port);
+    return o.subnqn + " at " + transport::host_port(o.addr, o.port);
 }
 
 } // namespace

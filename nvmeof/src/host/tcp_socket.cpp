@@ -1,6 +1,7 @@
 #include "skiff/nvmeof/host/tcp_socket.hpp"
 
 #include "skiff/nvmeof/tls/tls_session.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -59,7 +60,7 @@ void TcpSocket::close() {
 
 Result<TcpSocket> TcpSocket::connect(const std::string &addr, uint16_t port,
                                      std::chrono::milliseconds timeout) {
-    const std::string peer = addr + ":" + std::to_string(port);
+    const std::string peer = transport::host_port(addr, port);
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;

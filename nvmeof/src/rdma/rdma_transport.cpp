@@ -6,6 +6,7 @@
 #include "rdma_srq.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/rdma/cm_private_data.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
@@ -21,13 +22,9 @@ namespace skiff::nvmeof::rdma {
 
 namespace {
 
-// "ADDR:PORT" of the host behind a connect request.
+// "ADDR:PORT" ("[ADDR]:PORT" for IPv6) of the host behind a connect request.
 std::string peer_of(rdma_cm_id *id) {
-    const sockaddr *sa = rdma_get_peer_addr(id);
-    char ip[INET6_ADDRSTRLEN] = "?";
-    if (sa && sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in *>(sa)->sin_addr, ip, sizeof(ip));
-    return std::string(ip) + ":" + std::to_string(ntohs(rdma_get_dst_port(id)));
+    return transport::describe_socket_address(rdma_get_peer_addr(id));
 }
 
 bool any_rdma_device() {
@@ -58,6 +55,8 @@ Result<int> RdmaTransport::listen(const transport::ListenAddress &addr) {
     auto error = [&](const std::string &why) {
         return make_error(DOCA_ERROR_NOT_FOUND, "rdma listener " + addr.str() + ": " + why);
     };
+    auto sa = transport::socket_address(addr.host, addr.port);
+    if (!sa) return error("not an IPv4 or IPv6 address");
     if (!any_rdma_device())
         return error("no RDMA device on this machine (ibv_get_device_list found none; for soft-RoCE: "
                      "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev <iface>)");
@@ -81,11 +80,12 @@ Result<int> RdmaTransport::listen(const transport::ListenAddress &addr) {
     int flags = fcntl(l.channel->fd, F_GETFL);
     if (flags < 0 || fcntl(l.channel->fd, F_SETFL, flags | O_NONBLOCK)) return undo("O_NONBLOCK");
     if (rdma_create_id(l.channel, &l.id, nullptr, RDMA_PS_TCP)) return undo("rdma_create_id");
-    sockaddr_in sin{};
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons(addr.port);
-    inet_pton(AF_INET, addr.host.c_str(), &sin.sin_addr);
-    if (rdma_bind_addr(l.id, reinterpret_cast<sockaddr *>(&sin)))
+    // An IPv6 listener on "::" takes IPv6 connections only, as the TCP listener does.
+    int one = 1;
+    if (sa->family() == AF_INET6 &&
+        rdma_set_option(l.id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY, &one, sizeof(one)))
+        return undo("rdma_set_option(RDMA_OPTION_ID_AFONLY)");
+    if (rdma_bind_addr(l.id, sa->get()))
         return undo("no RDMA device has address " + addr.host + " (rdma_bind_addr)");
     if (rdma_listen(l.id, 128)) return undo("rdma_listen");
     // The service closes the fd it is given; the channel keeps its own.

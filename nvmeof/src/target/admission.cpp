@@ -1,6 +1,7 @@
 #include "skiff/nvmeof/target/admission.hpp"
 
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <ctime>
 
@@ -50,12 +51,8 @@ void QueueTicket::reset() {
 }
 
 std::string Admission::host_of(const std::string &peer) {
-    if (!peer.empty() && peer.front() == '[') {
-        auto end = peer.find(']');
-        return end == std::string::npos ? peer : peer.substr(1, end - 1);
-    }
-    auto colon = peer.rfind(':');
-    return colon == std::string::npos ? peer : peer.substr(0, colon);
+    auto parts = transport::split_host_port(peer);
+    return parts ? parts->host : peer;
 }
 
 ConnectionTicket Admission::admit_connection(const std::string &peer) {

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <cstring>
 
@@ -17,7 +18,9 @@ nvmf_disc_log_entry make_entry(const Port &port, const std::string &nqn, uint8_t
     nvmf_disc_log_entry e{};
     bool rdma = port.trtype == "rdma";
     e.trtype = rdma ? NVMF_TRTYPE_RDMA : NVMF_TRTYPE_TCP;
-    e.adrfam = port.traddr.find(':') != std::string::npos ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
+    // TRADDR is the address alone, IPv6 without brackets, as Linux nvmet and nvme-cli write it.
+    const bool ipv6 = transport::ip_family(port.traddr) == transport::IpFamily::kIpv6;
+    e.adrfam = ipv6 ? NVMF_ADDR_FAMILY_IP6 : NVMF_ADDR_FAMILY_IP4;
     e.subtype = subtype;
     // TREQ bits 1:0: secure channel 01b required, 10b not required (TLS optional or none:
     // a plain connection is accepted). SQ flow control may be disabled either way.

@@ -5,28 +5,26 @@
 #include "skiff/nvmeof/rdma/rdma_transport.hpp"
 #endif
 
-#include <arpa/inet.h>
 #include <cstdlib>
 
 namespace skiff::nvmeof::transport {
 
 Result<ListenAddress> parse_listen_address(const std::string &text) {
-    auto colon = text.rfind(':');
     auto bad = [&](const std::string &why) {
-        return make_error(DOCA_ERROR_INVALID_VALUE,
-                          "\"" + text + "\": " + why + "; expected ADDR:PORT such as 127.0.0.1:4420");
+        return make_error(
+            DOCA_ERROR_INVALID_VALUE,
+            "\"" + text + "\": " + why +
+                "; expected ADDR:PORT such as 127.0.0.1:4420, or [ADDR]:PORT such as [::1]:4420");
     };
-    if (colon == std::string::npos) return bad("no port");
-    ListenAddress addr{text.substr(0, colon), 0};
-    in_addr ip{};
-    if (inet_pton(AF_INET, addr.host.c_str(), &ip) != 1)
-        return bad("\"" + addr.host + "\" is not an IPv4 address");
-    std::string port = text.substr(colon + 1);
+    auto parts = split_host_port(text);
+    if (!parts) return bad(parts.error().message);
+    auto host = canonical_ip(parts->host);
+    if (!host) return bad("\"" + parts->host + "\" is not an IPv4 or IPv6 address");
+    const std::string &port = parts->port;
     char *end = nullptr;
     long p = port.empty() ? -1 : std::strtol(port.c_str(), &end, 10);
     if (p < 0 || p > 65535 || (end && *end)) return bad("port \"" + port + "\" is not a number 0..65535");
-    addr.port = static_cast<uint16_t>(p);
-    return addr;
+    return ListenAddress{*host, static_cast<uint16_t>(p)};
 }
 
 Result<std::unique_ptr<Transport>> make_transport(std::string_view name, const DataPathOptions &datapath) {

@@ -81,7 +81,7 @@ class TcpSocket {
 
     int fd_ = -1;
     std::unique_ptr<tls::TlsSession> tls_;
-    std::string peer_; // "addr:port", for messages
+    std::string peer_; // "addr:port" ("[addr]:port" for IPv6), for messages
 };
 
 } // namespace skiff::nvmeof::host

@@ -18,7 +18,7 @@ Result<int> listen_tcp(const ListenAddress &addr);
 uint16_t bound_port(int fd);
 
 // Accepts one connection as a non-blocking socket with TCP_NODELAY. Returns -1 when none is
-// pending; sets peer to "ADDR:PORT".
+// pending; sets peer to "ADDR:PORT" ("[ADDR]:PORT" for IPv6).
 int accept_tcp(int listen_fd, std::string &peer);
 
 } // namespace skiff::nvmeof::tcp

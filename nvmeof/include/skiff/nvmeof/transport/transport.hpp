@@ -7,6 +7,7 @@
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 #include "skiff/nvmeof/transport/connection.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -17,16 +18,17 @@
 namespace skiff::nvmeof::transport {
 
 struct ListenAddress {
-    std::string host; // dotted IPv4
+    std::string host; // numeric IPv4 or IPv6, without brackets: "10.0.0.1", "::1"
     uint16_t port = 0;
     std::string trtype = "tcp"; // which transport serves it: "tcp" or "rdma"
     target::SecureChannel secure_channel = target::SecureChannel::kNone; // tcp: TLS none/optional/required
     bool allow_plaintext_psk_hosts = false; // optional TLS: hosts with a PSK may skip it (Port)
 
-    std::string str() const { return host + ":" + std::to_string(port); }
+    std::string str() const { return host_port(host, port); } // "10.0.0.1:4420", "[::1]:4420"
 };
 
-// Parses "ADDR:PORT" (IPv4). The error names the text and the expected form.
+// Parses "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6); the host is kept in its canonical form
+// (canonical_ip). The error names the text and the expected form.
 Result<ListenAddress> parse_listen_address(const std::string &text);
 
 class Transport {
