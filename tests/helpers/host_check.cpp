@@ -7,6 +7,7 @@
 //
 //   host_check --addr 127.0.0.1 --port 4420 --nqn NQN [--expect-serial S] [--expect-model M]
 // Prints one line per check; exit 0 only if every check passed.
+#include "../support/pattern.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/host/commands.hpp"
 #include "skiff/nvmeof/host/controller.hpp"
@@ -37,17 +38,7 @@ bool check(const Status &st, const std::string &what) {
     return st.ok();
 }
 
-std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
-    std::vector<uint8_t> v(n);
-    uint32_t x = seed * 2654435761u + 1;
-    for (auto &b : v) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        b = static_cast<uint8_t>(x);
-    }
-    return v;
-}
+using skiff::test::pattern;
 
 struct Args {
     std::string addr = "127.0.0.1";

@@ -2,6 +2,7 @@
 // ports, and shortcuts to connect the initiator library to it.
 #pragma once
 
+#include "../support/pattern.hpp"
 #include "target_process.hpp"
 
 #include "skiff/nvmeof/host/controller.hpp"
@@ -110,16 +111,6 @@ class TargetTest : public ::testing::Test {
 };
 
 // Bytes that differ per block and per run position, so a misplaced block shows.
-inline std::vector<uint8_t> pattern(size_t bytes, uint32_t seed) {
-    std::vector<uint8_t> v(bytes);
-    uint32_t x = seed * 2654435761u + 1;
-    for (auto &b : v) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        b = static_cast<uint8_t>(x);
-    }
-    return v;
-}
+using skiff::test::pattern;
 
 } // namespace skiff::itest

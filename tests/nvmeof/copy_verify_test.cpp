@@ -1,6 +1,7 @@
 // Copy and Verify through the command layer, against a RAM namespace (512-byte blocks, 8 MiB):
 // data lands where the spec says, every check runs before a block moves, the limits Identify
 // advertises are the ones enforced, and backend failures come back with the failing range.
+#include "../support/pattern.hpp"
 #include "command_harness.hpp"
 
 #include "skiff/dataplane/error_device.hpp"
@@ -26,18 +27,6 @@ w::Sqe copy_sqe(uint64_t sdlba, size_t ranges, uint8_t format = 0) {
     w::Sqe s = io_sqe(nvme_cmd_copy, sdlba, 1);
     s.cdw12 = static_cast<uint32_t>((ranges - 1) & 0xFF) | (uint32_t(format) << 8);
     return s;
-}
-
-std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
-    std::vector<uint8_t> v(n);
-    uint32_t x = seed * 2654435761u + 1;
-    for (auto &b : v) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        b = static_cast<uint8_t>(x);
-    }
-    return v;
 }
 
 class CopyVerify : public ::testing::Test {
