@@ -36,7 +36,8 @@ TEST(PackagedConfig, TargetJsonIsValid) {
 }
 
 TEST(PackagedConfig, BlueFieldExampleUsesWhatSkiffHostServiceLends) {
-    LoadResult r = load_config_file(skiff::test::source_dir() + "/config/examples/bluefield-rdma-hostmem.json");
+    LoadResult r =
+        load_config_file(skiff::test::source_dir() + "/config/examples/bluefield-rdma-hostmem.json");
     ASSERT_TRUE(r.ok()) << r.error_text();
     const BackendConfig *b = r.config->find_backend("host0");
     ASSERT_NE(b, nullptr);

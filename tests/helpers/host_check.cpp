@@ -156,7 +156,8 @@ void check_copy(Controller &c, uint32_t block) {
     if (st.ok()) st = c.read(0, 1, 500, 6, back.data(), 6 * block);
     std::vector<uint8_t> want(data.begin() + 4 * block, data.end());
     want.insert(want.end(), data.begin(), data.begin() + 2 * block);
-    if (st.ok() && back != want) st = make_error(DOCA_ERROR_UNEXPECTED, "the destination does not hold the sources");
+    if (st.ok() && back != want)
+        st = make_error(DOCA_ERROR_UNEXPECTED, "the destination does not hold the sources");
     check(st, "copy");
 }
 

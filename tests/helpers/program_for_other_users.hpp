@@ -44,7 +44,8 @@ class OtherUsersFolder {
         std::filesystem::copy_file(program, copy, std::filesystem::copy_options::overwrite_existing, ec);
         if (ec || ::chmod(copy.c_str(), 0755) != 0) return "";
         // The build's shared library (the program's RUNPATH points into the build tree).
-        const auto lib = std::filesystem::path(program).parent_path().parent_path() / "lib" / "libskiff-core.so.0";
+        const auto lib =
+            std::filesystem::path(program).parent_path().parent_path() / "lib" / "libskiff-core.so.0";
         if (std::filesystem::exists(lib))
             std::filesystem::copy_file(lib, path_ + "/libskiff-core.so.0",
                                        std::filesystem::copy_options::overwrite_existing, ec);
@@ -78,7 +79,8 @@ inline std::vector<std::string> other_users_environment() {
     return env;
 }
 
-// The same for a command line: "LD_LIBRARY_PATH='<the copies' folder>'" (after `env`, or as a shell assignment).
+// The same for a command line: "LD_LIBRARY_PATH='<the copies' folder>'" (after `env`, or as a shell
+// assignment).
 inline std::string other_users_library_path_assignment() {
     return "LD_LIBRARY_PATH='" + detail::folder().path() + "'";
 }

@@ -110,16 +110,14 @@ class Admission : public ::testing::Test {
     }
 
     json ctl_json(const std::string &args) {
-        CommandOutput r =
-            run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
+        CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
         EXPECT_EQ(r.exit_code, 0) << args << ": " << r.output;
         json j = json::parse(r.output, nullptr, false);
         EXPECT_FALSE(j.is_discarded()) << r.output;
         return j;
     }
     void ctl(const std::string &args) {
-        CommandOutput r =
-            run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
+        CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " " + args);
         ASSERT_EQ(r.exit_code, 0) << args << ": " << r.output;
     }
     // Queues the target counts against `hostnqn` (skiff-ctl connections).

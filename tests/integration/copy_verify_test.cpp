@@ -47,14 +47,16 @@ class integration_copy_verify : public TargetTest, public testing::WithParamInte
         return v;
     }
     // A command's raw completion, for its status.
-    Completion run(const wire::Sqe &sqe, DataDir dir = DataDir::kNone, void *data = nullptr, uint32_t len = 0) {
+    Completion run(const wire::Sqe &sqe, DataDir dir = DataDir::kNone, void *data = nullptr,
+                   uint32_t len = 0) {
         Result<Completion> c = ctrl_->io_queue(0).execute(sqe, dir, data, len);
         EXPECT_TRUE(c.ok()) << c.error().describe();
         return c.ok() ? *c : Completion{};
     }
     Completion copy(uint64_t sdlba, std::vector<nvme_copy_range> ranges, uint8_t format = 0) {
-        return run(cmd::copy(1, sdlba, static_cast<uint32_t>(ranges.size()), format), DataDir::kHostToController,
-                   ranges.data(), static_cast<uint32_t>(ranges.size() * sizeof(nvme_copy_range)));
+        return run(cmd::copy(1, sdlba, static_cast<uint32_t>(ranges.size()), format),
+                   DataDir::kHostToController, ranges.data(),
+                   static_cast<uint32_t>(ranges.size() * sizeof(nvme_copy_range)));
     }
     static nvme_copy_range range(uint64_t slba, uint32_t blocks) {
         nvme_copy_range r{};
@@ -79,8 +81,8 @@ TEST_P(integration_copy_verify, IdentifyAdvertisesCopyAndVerify) {
     EXPECT_EQ(ns->mssrl, (8u << 20) / kBlock);
     EXPECT_EQ(ns->msrc, 127);
     nvme_id_ctrl_nvm nvm{};
-    Result<Completion> c = ctrl_->admin(cmd::identify(NVME_IDENTIFY_CNS_CSI_CTRL, 0), DataDir::kControllerToHost,
-                                        &nvm, sizeof(nvm));
+    Result<Completion> c = ctrl_->admin(cmd::identify(NVME_IDENTIFY_CNS_CSI_CTRL, 0),
+                                        DataDir::kControllerToHost, &nvm, sizeof(nvm));
     ASSERT_OK(c);
     EXPECT_EQ(c->status(), 0);
     EXPECT_EQ(nvm.vsl, 13) << "32 MiB in 4 KiB pages, as a power of two";

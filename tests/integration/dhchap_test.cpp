@@ -326,8 +326,8 @@ TEST_F(Dhchap, HostWithoutSecretIsTurnedAway) {
 
 TEST_F(Dhchap, SkiffCtlSetsSecretsAndNeverShowsThem) {
     const std::string host_c = "nqn.2014-08.org.nvmexpress:uuid:7a6b1b0e-3c7e-4d5f-9c0a-00000000000c";
-    auto add = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " host add " +
-                           kSub + " " + host_c + " --dhchap-key " + kKeyB + " --dhchap-hash sha384");
+    auto add = run_command(skiff::test::bin_dir() + "/skiff-ctl --socket " + socket_ + " host add " + kSub +
+                           " " + host_c + " --dhchap-key " + kKeyB + " --dhchap-hash sha384");
     ASSERT_EQ(add.exit_code, 0) << add.output;
     ConnectOptions o = options(host_c, kKeyB);
     auto c = Controller::connect(o);

@@ -56,8 +56,8 @@ Status Controller::copy(size_t q, uint32_t nsid, uint64_t sdlba, const std::vect
     std::vector<nvme_copy_range> entries(ranges.size());
     for (size_t i = 0; i < ranges.size(); ++i) {
         if (ranges[i].nlb == 0 || ranges[i].nlb > 65536)
-            return make_error(DOCA_ERROR_INVALID_VALUE, "Copy source range " + std::to_string(i) +
-                                                            " must have 1..65536 blocks");
+            return make_error(DOCA_ERROR_INVALID_VALUE,
+                              "Copy source range " + std::to_string(i) + " must have 1..65536 blocks");
         entries[i].slba = ranges[i].slba;
         entries[i].nlb = static_cast<uint16_t>(ranges[i].nlb - 1); // 0's based
     }

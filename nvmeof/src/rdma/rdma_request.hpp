@@ -19,8 +19,8 @@ enum class RdmaRequestState : uint8_t {
 const char *to_string(RdmaRequestState state);
 
 struct RdmaRequest : target::Request {
-    uint16_t index = 0;          // slot index (work request ids, response buffer)
-    uint16_t recv = 0;           // the receive buffer holding this command's capsule
+    uint16_t index = 0; // slot index (work request ids, response buffer)
+    uint16_t recv = 0;  // the receive buffer holding this command's capsule
     RdmaRequestState state = RdmaRequestState::kFree;
     bool prepared = false;
     SglPlan sgl;

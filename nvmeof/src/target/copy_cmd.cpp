@@ -61,7 +61,8 @@ uint16_t check_ranges(const Request &req, uint64_t total) {
     const Namespace &ns = *req.ns;
     const uint64_t dest = req.cmd.slba(); // SDLBA, CDW10-11
     for (uint32_t i = 0; i < range_count(req); ++i)
-        if (!ns.contains(ranges_of(req)[i].slba, blocks_of(ranges_of(req)[i]))) return generic(NVME_SC_LBA_RANGE);
+        if (!ns.contains(ranges_of(req)[i].slba, blocks_of(ranges_of(req)[i])))
+            return generic(NVME_SC_LBA_RANGE);
     if (!ns.contains(dest, total)) return generic(NVME_SC_LBA_RANGE);
     for (uint32_t i = 0; i < range_count(req); ++i)
         if (overlaps(ranges_of(req)[i].slba, blocks_of(ranges_of(req)[i]), dest, total))
@@ -128,7 +129,8 @@ bool parse_copy(Request &req) {
     if (nr > kMaxCopyRanges) return fail(req, NVME_SCT_CMD_SPECIFIC, NVME_SC_CMD_SIZE_LIMIT_EXCEEDED);
     // Hosts may send the descriptors in a larger buffer (as for Dataset Management), never
     // more than the largest list we take.
-    if (req.data_len < nr * sizeof(nvme_copy_range) || req.data_len > kMaxCopyRanges * sizeof(nvme_copy_range))
+    if (req.data_len < nr * sizeof(nvme_copy_range) ||
+        req.data_len > kMaxCopyRanges * sizeof(nvme_copy_range))
         return fail(req, NVME_SCT_GENERIC, NVME_SC_SGL_INVALID_DATA);
     // A target configured with blocks larger than its buffer cannot stage one: say so rather
     // than loop without progress.

@@ -42,7 +42,8 @@ bool parse_verify(Request &req) {
     const uint64_t nlb = req.cmd.nlb();
     if (!req.ns->contains(req.cmd.slba(), nlb)) return fail(req, NVME_SCT_GENERIC, NVME_SC_LBA_RANGE);
     // Beyond Identify's VSL (copy_limits.hpp), as SPDK refuses a Write Zeroes beyond WZSL.
-    if ((nlb << req.ns->block_shift()) > kMaxVerifyBytes) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+    if ((nlb << req.ns->block_shift()) > kMaxVerifyBytes)
+        return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
     if (!expect_transfer(req, 0, DataDir::kNone)) return false;
     if (staging_space(req).blocks == 0) return fail(req, NVME_SCT_GENERIC, NVME_SC_INTERNAL);
     req.execute = execute_verify;
