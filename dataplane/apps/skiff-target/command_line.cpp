@@ -1,12 +1,15 @@
 #include "command_line.hpp"
 
 #include "skiff/config/units.hpp"
+#include "skiff/core/man_page.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/nvmeof/auth/dhchap_key.hpp"
 #include "skiff/nvmeof/auth/secret_file.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/transport/transport.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +18,9 @@
 
 namespace skiff::target_app {
 
+namespace {
+
+// The --help text around the options (NAME, SYNOPSIS, DESCRIPTION, FILES, EXAMPLES).
 cli::ManPage man_page() {
     cli::ManPage m;
     m.name = "skiff-target - NVMe-over-Fabrics target (the DPU-side process)";
@@ -174,8 +180,6 @@ void add_options(CLI::App &app, Options &o) {
         ->capture_default_str();
 }
 
-namespace {
-
 // The HOSTNQN=FILE options: each file's first line is a key of that host (kept out of the
 // command line, which every local user can read in /proc). One hosts[] entry per host.
 Status add_key_files(const Options &o, config::Config &c) {
@@ -237,6 +241,18 @@ Status add_key_files(const Options &o, config::Config &c) {
 }
 
 } // namespace
+
+std::optional<int> parse_command_line(int argc, char **argv, Options &o) {
+    CLI::App app;
+    cli::set_man_page(app, man_page());
+    add_options(app, o);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        return app.exit(e);
+    }
+    return std::nullopt;
+}
 
 Result<config::Config> config_from_options(const Options &o) {
     auto fail = [](const std::string &m) { return make_error(DOCA_ERROR_INVALID_VALUE, m); };

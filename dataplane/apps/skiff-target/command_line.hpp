@@ -3,11 +3,9 @@
 #pragma once
 
 #include "skiff/config/config.hpp"
-#include "skiff/core/man_page.hpp"
 #include "skiff/core/status.hpp"
 
-#include <CLI/CLI.hpp>
-
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,9 +51,11 @@ struct Options {
     std::string log_level = "info";
 };
 
-// The --help text around the options (NAME, SYNOPSIS, DESCRIPTION, FILES, EXAMPLES).
-cli::ManPage man_page();
-void add_options(CLI::App &app, Options &o);
+// Parses argv into o (the --help text, a man page, comes with it). Returns the exit code when the
+// program should stop here (--help: 0; a bad option: CLI11 has printed why), nothing to go on.
+// The only translation unit that includes CLI11 is command_line.cpp: its headers cost more
+// compile time than the rest of a file (tests/README.md, "Compile time").
+std::optional<int> parse_command_line(int argc, char **argv, Options &o);
 // The configuration the single-subsystem options describe. The error names the option.
 Result<config::Config> config_from_options(const Options &o);
 // Puts the hostile-client options that were given into every transports[] entry of c (adding a

@@ -5,7 +5,6 @@
 #include "skiff/config/load.hpp"
 #include "skiff/config/nvmetcli.hpp"
 #include "skiff/core/log.hpp"
-#include "skiff/core/man_page.hpp"
 #include "skiff/dataplane/live_config.hpp"
 #include "skiff/dataplane/management_server.hpp"
 #include "skiff/dataplane/management_socket_path.hpp"
@@ -110,10 +109,7 @@ ManagementSocket choose_management_socket(const std::string &setting) {
 
 int main(int argc, char **argv) {
     target_app::Options o;
-    CLI::App app;
-    cli::set_man_page(app, target_app::man_page());
-    target_app::add_options(app, o);
-    CLI11_PARSE(app, argc, argv);
+    if (auto exit_code = target_app::parse_command_line(argc, argv, o)) return *exit_code;
 
     if (!o.check_file.empty()) return check_config(o.check_file);
     if (o.idle_poll_us < 0 || o.idle_poll_us > 10000000)
