@@ -38,6 +38,9 @@ case "$flavour" in
   *) echo "usage: $0 [release|debug|asan|arm64|fuzz]" >&2; exit 2 ;;
 esac
 
+# SKIFF_TEST_MODULES: which tests/<module> test binaries to build (a ;-list; default all of them).
+# scripts/test.sh builds integration;perf only in the release stage.
+args+=("-DSKIFF_TEST_MODULES=${SKIFF_TEST_MODULES:-core;nvmeof;dataplane;config;integration;perf}")
 jobs="${SKIFF_JOBS:-$(nproc)}"
 # ccache (when installed) makes rebuilds and other checkouts on the same machine cheap; paths are
 # taken relative to the checkout so clones and worktrees share hits.
