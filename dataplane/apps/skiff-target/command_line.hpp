@@ -54,7 +54,7 @@ struct Options {
 // Parses argv into o (the --help text, a man page, comes with it). Returns the exit code when the
 // program should stop here (--help: 0; a bad option: CLI11 has printed why), nothing to go on.
 // The only translation unit that includes CLI11 is command_line.cpp: its headers cost more
-// compile time than the rest of a file (tests/README.md, "Compile time").
+// compile time than the rest of a file (docs/compile-time.md).
 std::optional<int> parse_command_line(int argc, char **argv, Options &o);
 // The configuration the single-subsystem options describe. The error names the option.
 Result<config::Config> config_from_options(const Options &o);
