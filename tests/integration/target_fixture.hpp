@@ -105,7 +105,7 @@ class TargetTest : public ::testing::Test {
 
     uint16_t io_port_ = 0;
     uint16_t disc_port_ = 0;
-    uint16_t ready_port_ = 0; // where start_target() waits for an ICResp (0: io_port_)
+    uint16_t ready_port_ = 0;            // where start_target() waits for an ICResp (0: io_port_)
     std::string loopback_ = "127.0.0.1"; // the listeners' address: "::1" for IPv6
     std::unique_ptr<TargetProcess> target_;
 };

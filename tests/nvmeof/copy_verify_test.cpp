@@ -79,7 +79,8 @@ TEST_F(CopyVerify, CopyPutsEveryRangeAtConsecutiveDestinationBlocks) {
 
     std::vector<uint8_t> want = before;
     auto put = [&](uint64_t dest_block, uint64_t src_block, uint32_t blocks) {
-        std::copy_n(src.begin() + src_block * kBlock, blocks * kBlock, want.begin() + (dest_block - 3000) * kBlock);
+        std::copy_n(src.begin() + src_block * kBlock, blocks * kBlock,
+                    want.begin() + (dest_block - 3000) * kBlock);
     };
     put(3100, 10, 5);
     put(3105, 100, 600);
