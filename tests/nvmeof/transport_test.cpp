@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <unistd.h>
 
 namespace skiff::nvmeof::transport {
@@ -71,20 +73,30 @@ TEST(Transport, Ipv6ListenAddressesAreInBracketsAndKeptCanonical) {
 }
 
 // The TCP listener binds IPv6 only: "::" does not take IPv4 connections too, so it and "0.0.0.0"
-// can listen on one port side by side.
+// can listen on one port side by side. The IPv4 wildcard binds first on a port the kernel picks
+// (free in IPv4), then "::" on the same port: without IPV6_V6ONLY that second bind always fails
+// with EADDRINUSE. A port can still be taken in IPv6 by a test running beside this one, so a few
+// fresh ports are tried; a listener without V6ONLY fails every attempt.
 TEST(Transport, TcpIpv6ListenerLeavesIpv4ToAnIpv4Listener) {
     if (!itest::has_ipv6_loopback())
         GTEST_SKIP() << "this machine has no IPv6 loopback (::1 cannot be bound)";
     auto tcp = make_transport("tcp");
     ASSERT_TRUE(tcp.ok());
-    auto v6 = tcp.value()->listen({"::", 0});
-    ASSERT_TRUE(v6.ok()) << v6.error().message;
-    const uint16_t port = tcp.value()->bound_port(*v6);
-    EXPECT_NE(port, 0);
-    auto v4 = tcp.value()->listen({"0.0.0.0", port});
-    EXPECT_TRUE(v4.ok()) << (v4.ok() ? "" : v4.error().message);
-    if (v4.ok()) ::close(*v4);
-    ::close(*v6);
+    std::string last_error;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        auto v4 = tcp.value()->listen({"0.0.0.0", 0});
+        ASSERT_TRUE(v4.ok()) << v4.error().message;
+        const uint16_t port = tcp.value()->bound_port(*v4);
+        ASSERT_NE(port, 0);
+        auto v6 = tcp.value()->listen({"::", port});
+        ::close(*v4);
+        if (v6.ok()) {
+            ::close(*v6);
+            return;
+        }
+        last_error = v6.error().message;
+    }
+    ADD_FAILURE() << "\"::\" never shared a port with \"0.0.0.0\": " << last_error;
 }
 
 #ifdef SKIFF_HAVE_RDMA
