@@ -137,6 +137,8 @@ int main(int argc, char **argv) {
         summary.writes += r.writes;
         summary.verified_blocks += r.verified_blocks;
         summary.all_ios += r.all_ios;
+        summary.all_reads += r.all_reads;
+        summary.all_writes += r.all_writes;
         summary.calls.sends += r.calls.sends;
         summary.calls.reads += r.calls.reads;
         summary.calls.empty_reads += r.calls.empty_reads;

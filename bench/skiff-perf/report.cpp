@@ -31,6 +31,9 @@ nlohmann::json to_json(const PerfOptions &o, const RunSummary &s, const std::str
     j["ios"] = s.ios();
     j["reads"] = s.reads;
     j["writes"] = s.writes;
+    // Every command completed, ramp and drain included: comparable with the target's counters.
+    j["all_reads"] = s.all_reads;
+    j["all_writes"] = s.all_writes;
     j["iops"] = s.iops();
     j["mib_s"] = mib_per_s(s, o.bs);
     j["verify"] = o.verify;

@@ -124,6 +124,7 @@ bool Worker::complete(QueueState &q, const IoCompletion &c, PerfClock::time_poin
     const uint64_t ns = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(now - slot.submitted).count());
     ++local_ios_;
+    ++(slot.write ? result_.all_writes : result_.all_reads);
     local_bytes_ += o_.bs;
     local_lat_ += ns;
     if (slot.submitted >= w.measure_start && now < w.end) {
