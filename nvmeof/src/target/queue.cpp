@@ -3,6 +3,7 @@
 #include "skiff/nvmeof/target/auth_session.hpp"
 #include "commands.hpp"
 #include "skiff/core/log.hpp"
+#include "skiff/nvmeof/target/monotonic_clock.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
@@ -18,6 +19,7 @@ Queue::Queue(Target &target, Port port, TransportOps &transport)
 
 Queue::~Queue() {
     disconnect("queue destroyed");
+    stop_metrics();
 }
 
 void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize, bool sqflow_disabled) {
@@ -30,6 +32,7 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
         authenticated_ || !target_.limits().auth_timeout_ms ? 0 : now_ms_ + target_.limits().auth_timeout_ms;
     ctrl_->touch(now_ms_);
     ctrl_->attach_queue(this);
+    start_metrics();
 }
 
 // Every command received: it consumed an SQ slot and, Traffic Based Keep Alive, it restarts the
@@ -37,6 +40,7 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
 void Queue::admit(Request &req) {
     req.queue = this;
     req.cqe = {};
+    if (metrics_) req.received_ns = monotonic_ns();
     sq_head_ = static_cast<uint16_t>(sq_head_ == sqsize_ ? 0 : sq_head_ + 1);
     if (ctrl_) ctrl_->touch(now_ms_);
 }
@@ -142,6 +146,7 @@ void Queue::complete(Request &req) {
         req.holds_gate = false;
         req.ns->gate().leave();
     }
+    if (req.received_ns) record_metrics(req); // before release(): it charges req.ns
     release(req);
     req.cqe.sq_id = qid_;
     req.cqe.sq_head = sqflow_disabled_ ? 0xFFFF : sq_head_;

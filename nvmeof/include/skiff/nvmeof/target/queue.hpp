@@ -13,6 +13,7 @@
 #include "skiff/nvmeof/target/admission.hpp"
 #include "skiff/nvmeof/target/controller.hpp"
 #include "skiff/nvmeof/target/io_counters.hpp"
+#include "skiff/nvmeof/target/namespace_io_metrics.hpp"
 #include "skiff/nvmeof/target/poll_context.hpp"
 #include "skiff/nvmeof/target/port.hpp"
 #include "skiff/nvmeof/target/request.hpp"
@@ -26,6 +27,7 @@ namespace skiff::nvmeof::target {
 
 class Target;
 class AuthSession;
+class SubsystemIoMetrics;
 
 // What the command layer needs from a transport (one table per transport, as nvmet's
 // nvmet_fabrics_ops).
@@ -153,6 +155,11 @@ class Queue {
 
   private:
     void admit(Request &req);
+    // Metrics (Target::metrics_enabled, queue_metrics.cpp): an I/O queue's block, attached to
+    // its subsystem at Connect and folded into the subsystem's totals when the queue goes.
+    void start_metrics();
+    void stop_metrics();
+    void record_metrics(Request &req);
     void drop_deferred();
     void abort_held_requests();
 
@@ -172,6 +179,8 @@ class Queue {
     std::unique_ptr<AuthSession> auth_;
     uint64_t now_ms_ = 0;
     IoCounters counters_;
+    std::unique_ptr<QueueIoMetrics> metrics_;          // null: metrics off, or not an I/O queue
+    std::shared_ptr<SubsystemIoMetrics> metrics_sink_; // where metrics_ is attached
     PollContext *ctx_ = &PollContext::inline_context();
     ChannelParams channel_params_;
     uint32_t io_in_flight_ = 0;

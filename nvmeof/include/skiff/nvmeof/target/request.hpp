@@ -55,6 +55,8 @@ struct Request {
     BackendIo io;                                   // the backend I/O in flight (io.owner = this)
     void (*io_done)(Request &, uint16_t) = nullptr; // what the command does when io completes
     IoSequence seq;                                 // commands of several I/Os in a row
+    // Metrics on (Queue::admit): monotonic ns when the capsule was received; 0: not timed.
+    uint64_t received_ns = 0;
 
     // The CQE status as sent (wire::Status layout; 0 = success).
     uint16_t status() const { return cqe.status; }
@@ -75,6 +77,7 @@ struct Request {
         next_deferred = nullptr;
         holds_gate = false;
         step = 0;
+        received_ns = 0;
     }
 };
 

@@ -7,6 +7,7 @@
 #include "skiff/nvmeof/target/ana_state.hpp"
 #include "skiff/nvmeof/target/io_counters.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
+#include "skiff/nvmeof/target/subsystem_io_metrics.hpp"
 
 #include <array>
 #include <atomic>
@@ -19,9 +20,6 @@
 namespace skiff::nvmeof::target {
 
 constexpr const char *kDiscoveryNqn = "nqn.2014-08.org.nvmexpress.discovery";
-// Namespace ids run 1..kMaxNamespaces (Identify Controller NN).
-constexpr uint32_t kMaxNamespaces = 32;
-
 class Controller;
 
 enum class SubsystemKind : uint8_t { kNvm, kDiscovery };
@@ -82,6 +80,9 @@ class Subsystem {
 
     // I/O of queues that have gone away (SMART counts survive reconnects).
     RetiredIo &retired_io() { return retired_io_; }
+    // Per-namespace I/O metrics (the metrics endpoint): shared, so a queue can fold its counts in
+    // when it goes away whatever outlives what.
+    const std::shared_ptr<SubsystemIoMetrics> &io_metrics() const { return io_metrics_; }
 
     // The live controllers (each attaches itself in its constructor and detaches in its
     // destructor), so a reservation change can reach every controller of a host. Not per I/O.
@@ -105,6 +106,7 @@ class Subsystem {
     std::vector<std::string> allowed_hosts_; // guarded by mu_
     uint16_t cntlid_min_ = 1, cntlid_max_ = 0xFFEF;
     RetiredIo retired_io_;
+    std::shared_ptr<SubsystemIoMetrics> io_metrics_ = std::make_shared<SubsystemIoMetrics>();
     std::map<uint16_t, std::unique_ptr<PortAna>> port_ana_; // guarded by mu_
     mutable std::mutex controllers_mu_;
     std::vector<Controller *> controllers_; // guarded by controllers_mu_

@@ -29,6 +29,10 @@ class Target {
     // Connection and queue counts against the limits (its own lock).
     Admission &admission() { return admission_; }
     const Admission &admission() const { return admission_; }
+    // The metrics endpoint is on: I/O queues keep per-namespace metrics and time each command.
+    // Set before the target serves; while off, the data path pays one branch per command.
+    void enable_metrics() { metrics_ = true; }
+    bool metrics_enabled() const { return metrics_; }
 
     Status add_subsystem(std::shared_ptr<Subsystem> subsystem);
     std::shared_ptr<Subsystem> find_subsystem(std::string_view nqn) const;
@@ -92,6 +96,7 @@ class Target {
 
   private:
     Limits limits_;
+    bool metrics_ = false;
     Admission admission_{limits_};
     tls::PskStore tls_psks_;
     mutable std::mutex mu_;

@@ -1,0 +1,80 @@
+// Per-namespace I/O metrics of one queue (the Prometheus endpoint's source, dataplane/src/metrics):
+// commands, bytes and latency by kind, and errors by NVMe status. A queue keeps one block per
+// possible nsid, allocated when it connects (only when the target exports metrics) and written
+// only by the queue's poll group at completion: relaxed single-writer atomics, no lock, no
+// allocation, no system call per I/O. SubsystemIoMetrics sums the live queues and those gone.
+#pragma once
+
+#include "skiff/nvmeof/target/latency_histogram.hpp"
+#include "skiff/nvmeof/target/single_writer.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+namespace skiff::nvmeof::target {
+
+// Namespace ids run 1..kMaxNamespaces (Identify Controller NN).
+constexpr uint32_t kMaxNamespaces = 32;
+
+enum class IoKind : uint8_t { kRead, kWrite, kOther };
+constexpr size_t kIoKinds = 3;
+// The NVM opcode's kind: Read 02h, Write 01h, everything else (Flush, Compare, ...) other.
+IoKind io_kind(uint8_t opcode);
+
+// An error's key: Status Code Type in bits 10:8, Status Code in 7:0 (as nvme-cli prints a
+// status); kOtherErrors counts the statuses beyond the ones a block has room for.
+constexpr uint16_t kOtherErrors = 0xFFFF;
+constexpr uint16_t error_key(uint8_t sct, uint8_t sc) {
+    return static_cast<uint16_t>(((sct & 0x7) << 8) | sc);
+}
+
+// A snapshot of one namespace's counts (summed over queues).
+struct NamespaceIoTotals {
+    std::array<uint64_t, kIoKinds> commands{};
+    uint64_t read_bytes = 0, write_bytes = 0;
+    std::array<LatencyTotals, kIoKinds> latency{};
+    std::map<uint16_t, uint64_t> errors; // by error_key(), or kOtherErrors
+
+    NamespaceIoTotals &operator+=(const NamespaceIoTotals &o);
+};
+
+// One namespace as seen by one queue. Written by one thread, read by any.
+class NamespaceIoMetrics {
+  public:
+    // A completed command: its kind, the bytes it moved (0 unless it succeeded), its status
+    // (error_key, 0: success) and its latency from capsule received to response completed.
+    void record(IoKind kind, uint64_t bytes, uint16_t error, uint64_t latency_ns);
+    NamespaceIoTotals totals() const;
+
+  private:
+    void count_error(uint16_t error);
+
+    // Distinct statuses one queue keeps per namespace; more go to kOtherErrors. A namespace
+    // that fails in more than a few ways at once has a bigger problem than this label.
+    static constexpr size_t kErrorSlots = 8;
+
+    std::array<std::atomic<uint64_t>, kIoKinds> commands_{};
+    std::atomic<uint64_t> read_bytes_{0}, write_bytes_{0};
+    std::array<LatencyHistogram, kIoKinds> latency_;
+    // Slot i counts error_status_[i] (0: free). The writer fills a slot's status before its
+    // first count; a reader that sees a count of a slot whose status it does not see yet skips it.
+    std::array<std::atomic<uint16_t>, kErrorSlots> error_status_{};
+    std::array<std::atomic<uint64_t>, kErrorSlots> error_count_{};
+    std::atomic<uint64_t> other_errors_{0};
+};
+
+// Every namespace of one I/O queue (about 20 KiB, allocated at Connect).
+class QueueIoMetrics {
+  public:
+    // nsid 1..kMaxNamespaces (the caller holds a namespace, so it is in range).
+    NamespaceIoMetrics &ns(uint32_t nsid) { return ns_[nsid - 1]; }
+    const NamespaceIoMetrics &ns(uint32_t nsid) const { return ns_[nsid - 1]; }
+
+  private:
+    std::array<NamespaceIoMetrics, kMaxNamespaces> ns_;
+};
+
+} // namespace skiff::nvmeof::target

@@ -1,0 +1,66 @@
+#include "skiff/nvmeof/target/namespace_io_metrics.hpp"
+
+#include <nvme/types.h>
+
+namespace skiff::nvmeof::target {
+
+IoKind io_kind(uint8_t opcode) {
+    if (opcode == nvme_cmd_read) return IoKind::kRead;
+    if (opcode == nvme_cmd_write) return IoKind::kWrite;
+    return IoKind::kOther;
+}
+
+NamespaceIoTotals &NamespaceIoTotals::operator+=(const NamespaceIoTotals &o) {
+    for (size_t k = 0; k < kIoKinds; ++k) {
+        commands[k] += o.commands[k];
+        latency[k] += o.latency[k];
+    }
+    read_bytes += o.read_bytes;
+    write_bytes += o.write_bytes;
+    for (auto &[key, n] : o.errors) errors[key] += n;
+    return *this;
+}
+
+void NamespaceIoMetrics::record(IoKind kind, uint64_t bytes, uint16_t error, uint64_t latency_ns) {
+    const auto k = static_cast<size_t>(kind);
+    single_writer_add(commands_[k], 1);
+    if (kind == IoKind::kRead) single_writer_add(read_bytes_, bytes);
+    if (kind == IoKind::kWrite) single_writer_add(write_bytes_, bytes);
+    latency_[k].record(latency_ns);
+    if (error) count_error(error);
+}
+
+void NamespaceIoMetrics::count_error(uint16_t error) {
+    for (size_t i = 0; i < kErrorSlots; ++i) {
+        uint16_t s = error_status_[i].load(std::memory_order_relaxed);
+        if (s == 0) {
+            // Claim the slot: the status is published before the count that reads depend on.
+            error_status_[i].store(error, std::memory_order_release);
+            s = error;
+        }
+        if (s == error) {
+            error_count_[i].store(error_count_[i].load(std::memory_order_relaxed) + 1, std::memory_order_release);
+            return;
+        }
+    }
+    single_writer_add(other_errors_, 1);
+}
+
+NamespaceIoTotals NamespaceIoMetrics::totals() const {
+    NamespaceIoTotals t;
+    for (size_t k = 0; k < kIoKinds; ++k) {
+        t.commands[k] = relaxed(commands_[k]);
+        t.latency[k] = latency_[k].totals();
+    }
+    t.read_bytes = relaxed(read_bytes_);
+    t.write_bytes = relaxed(write_bytes_);
+    for (size_t i = 0; i < kErrorSlots; ++i) {
+        const uint64_t n = error_count_[i].load(std::memory_order_acquire);
+        const uint16_t s = error_status_[i].load(std::memory_order_acquire);
+        if (n && s) t.errors[s] += n;
+    }
+    if (uint64_t n = relaxed(other_errors_)) t.errors[kOtherErrors] += n;
+    return t;
+}
+
+} // namespace skiff::nvmeof::target
