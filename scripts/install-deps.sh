@@ -16,6 +16,8 @@ PACKAGES=(
   iproute2 procps python3
   # the TLS interoperability tests drive the openssl command-line client and nvme-cli's key tools
   openssl nvme-cli
+  # the metrics tests check a scrape with promtool and scrape the target with a real Prometheus
+  prometheus
   # the lab VM (tests/lab/vm/build-image checks the same list): qemu under TCG, debootstrap for
   # the guest image, busybox + cpio for its initramfs, socat for the guest-to-host relay, xz and
   # zstd to unpack the kernels' vmlinux (6.1's is xz-compressed, the backports 6.12's zstd)

@@ -13,6 +13,7 @@
 #include "skiff/nvmeof/target/subsystem.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/transport/ip_address.hpp"
+#include "skiff/nvmeof/transport/transport.hpp"
 
 #include <sys/stat.h>
 
@@ -380,6 +381,20 @@ void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &o
     }
 }
 
+// metrics: {"listen": "127.0.0.1:9860"}.
+void read_metrics(JsonReader &r, const json &j, MetricsSettings &out) {
+    const std::string p = "metrics";
+    if (!r.object(j, p, {"listen"})) return;
+    auto v = r.string(j, p, "listen", false, "127.0.0.1:9860");
+    if (!v) return;
+    auto addr = nvmeof::transport::parse_listen_address(*v);
+    if (!addr || addr->port == 0)
+        return r.error(join(p, "listen"), "expected ADDR:PORT with a port of 1..65535, such as "
+                                          ""127.0.0.1:9860" or "[::1]:9860", got " +
+                                              quote(j["listen"]));
+    out.listen = addr->str();
+}
+
 std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
                                             bool discovery) {
     std::vector<const char *> keys = {"trtype", "addr", "port", "secure_channel",
@@ -629,7 +644,7 @@ LoadResult parse_config(const json &doc) {
     Config c;
     if (r.object(doc, "",
                  {"target", "transports", "backends", "subsystems", "listeners", "discovery", "referrals",
-                  "hosts"})) {
+                  "hosts", "metrics"})) {
         if (doc.contains("target")) read_target(r, doc["target"], c.target);
         if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
         if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);
@@ -639,6 +654,7 @@ LoadResult parse_config(const json &doc) {
             c.discovery = read_listener(r, doc["discovery"], "discovery", true);
         if (doc.contains("referrals")) read_referrals(r, doc["referrals"], c.referrals);
         if (doc.contains("hosts")) read_hosts(r, doc["hosts"], c.hosts);
+        if (doc.contains("metrics")) read_metrics(r, doc["metrics"], c.metrics);
         if (r.errors().empty()) cross_check(r, c);
     }
     LoadResult out;
@@ -803,6 +819,7 @@ std::string summarize(const Config &c) {
           << nvmeof::transport::host_port(c.discovery->addr, c.discovery->port) << "\n";
     for (auto &ref : c.referrals)
         o << "referral " << ref.trtype << " " << nvmeof::transport::host_port(ref.addr, ref.port) << "\n";
+    if (!c.metrics.listen.empty()) o << "metrics http://" << c.metrics.listen << "/metrics\n";
     return o.str();
 }
 

@@ -272,5 +272,28 @@ TEST(Load, DefaultConfigIsValid) {
     EXPECT_EQ(r.config->backends[0].size_bytes, uint64_t(1) << 30);
 }
 
+TEST(LoadConfig, MetricsEndpointLoadsAndSavesBack) {
+    json doc = json::parse(R"({
+      "backends": [{"name": "r", "kind": "ram", "size": "4MiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:m", "namespaces": [{"nsid": 1, "backend": "r"}]}],
+      "listeners": [{"addr": "127.0.0.1", "port": 4420}],
+      "metrics": {"listen": "[0:0::1]:9860"}
+    })");
+    LoadResult r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_EQ(r.config->metrics.listen, "[::1]:9860"); // canonical, as listeners' addresses
+    json saved = to_json(*r.config);
+    EXPECT_EQ(saved["metrics"]["listen"], "[::1]:9860");
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->metrics, r.config->metrics);
+    // Off by default, and then not written at all.
+    doc.erase("metrics");
+    LoadResult off = parse_config(doc);
+    ASSERT_TRUE(off.ok()) << off.error_text();
+    EXPECT_EQ(off.config->metrics.listen, "");
+    EXPECT_FALSE(to_json(*off.config).contains("metrics"));
+}
+
 } // namespace
 } // namespace skiff::config

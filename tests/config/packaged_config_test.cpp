@@ -33,6 +33,8 @@ TEST(PackagedConfig, TargetJsonIsValid) {
     EXPECT_TRUE(r.warnings.empty());
     // No socket named: the service's default (/run/skiff/target.sock) applies.
     EXPECT_EQ(r.config->target.management_socket, "");
+    // Prometheus metrics on loopback (9860: not taken by Prometheus' exporters' port list).
+    EXPECT_EQ(r.config->metrics.listen, "127.0.0.1:9860");
 }
 
 TEST(PackagedConfig, BlueFieldExampleUsesWhatSkiffHostServiceLends) {

@@ -63,6 +63,13 @@ struct TransportSettings {
     bool operator==(const TransportSettings &) const = default;
 };
 
+// The Prometheus metrics endpoint (dataplane/src/metrics/README.md): off unless `listen` is set.
+struct MetricsSettings {
+    std::string listen; // "ADDR:PORT" or "[IPv6]:PORT"; empty: no endpoint
+
+    bool operator==(const MetricsSettings &) const = default;
+};
+
 // A named storage backend. Kind-specific fields live in `settings` (already checked by the
 // kind's validator, see backend_kinds.hpp), so adding a kind touches no struct.
 struct BackendConfig {
@@ -166,6 +173,7 @@ struct Config {
     std::optional<ListenerConfig> discovery; // a dedicated discovery listener
     std::vector<ReferralConfig> referrals;
     std::vector<HostConfig> hosts; // DH-HMAC-CHAP secrets and TLS PSKs per host (and subsystem)
+    MetricsSettings metrics;
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;
