@@ -176,6 +176,9 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--zero-copy-read-min", o.zero_copy_read_min,
                    "NVMe/TCP: send reads of at least this size from a RAM namespace's memory instead of\n"
                    "copying them first (0: always copy; 4KiB..8MiB; default 32KiB)");
+    app.add_option("--metrics", o.metrics,
+                   "serve Prometheus metrics at http://ADDR:PORT/metrics ([IPv6]:PORT for IPv6; overrides\n"
+                   "the file's metrics.listen; \"none\": no endpoint). Off unless given here or in the file");
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
 }
@@ -388,6 +391,21 @@ Status apply_limit_options(const Options &o, config::Config &c) {
         if (o.max_queues_per_host != -1) t.max_queues_per_host = uint32_t(o.max_queues_per_host);
         if (zero_copy && t.trtype == "tcp") t.zero_copy_read_min = uint32_t(*zero_copy);
     }
+    return Status::success();
+}
+
+Status apply_metrics_option(const Options &o, config::Config &c) {
+    if (o.metrics.empty()) return Status::success();
+    if (o.metrics == "none") {
+        c.metrics.listen.clear();
+        return Status::success();
+    }
+    auto addr = nvmeof::transport::parse_listen_address(o.metrics);
+    if (!addr || addr->port == 0)
+        return make_error(DOCA_ERROR_INVALID_VALUE, "--metrics \"" + o.metrics +
+                                                        "\": expected ADDR:PORT with a port of 1..65535 such as "
+                                                        "127.0.0.1:9860, [::1]:9860, or \"none\"");
+    c.metrics.listen = addr->str();
     return Status::success();
 }
 

@@ -48,6 +48,8 @@ struct Options {
     int64_t max_queues_per_host = -1;
     // NVMe/TCP reads sent from a RAM namespace's memory from this size up; "": not given.
     std::string zero_copy_read_min;
+    // Prometheus endpoint ADDR:PORT, "none" to turn the file's off; "": not given.
+    std::string metrics;
     std::string log_level = "info";
 };
 
@@ -62,5 +64,8 @@ Result<config::Config> config_from_options(const Options &o);
 // tcp entry when there is none), and --zero-copy-read-min into the tcp entries. The error names
 // the option and its range.
 Status apply_limit_options(const Options &o, config::Config &c);
+// Puts --metrics (when given) into c.metrics: an address, or "none" for no endpoint. The error
+// names the option and the expected form.
+Status apply_metrics_option(const Options &o, config::Config &c);
 
 } // namespace skiff::target_app

@@ -278,7 +278,10 @@ void PollGroup::run() {
             sweep_channels(); // channels of namespaces that are gone
         }
         if (finished_any) reap();
-        if (work) last_work = now;
+        if (work) {
+            last_work = now;
+            busy_passes_.store(busy_passes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        }
     }
     close_all("target shutting down");
     running_.store(false, std::memory_order_release);

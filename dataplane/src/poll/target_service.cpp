@@ -46,7 +46,7 @@ TargetService::open_listener(const ListenAddress &addr, bool discovery_only,
     port = target_.add_port(port);
     {
         std::lock_guard lock(listeners_mu_);
-        listeners_[port.id] = {*fd, bound, port, t};
+        listeners_[port.id] = {*fd, bound, port, t, 0, 0, 0};
     }
     if (epoll_fd_ >= 0) {
         epoll_event ev{};
@@ -183,17 +183,32 @@ void TargetService::accept_loop() {
             std::lock_guard lock(listeners_mu_);
             auto it = listeners_.find(static_cast<uint16_t>(events[i].data.u64));
             if (it == listeners_.end()) continue; // removed meanwhile
-            const Listener &l = it->second;
+            Listener &l = it->second;
             // The group is chosen first: a transport may share resources per group.
             for (;;) {
                 errno = 0; // tells "nothing pending" from "out of file descriptors" below
                 auto conn = l.transport->accept(l.fd, target_, l.port, int(next_group_ % groups_.size()));
                 if (!conn) break;
-                if (admit(*conn)) groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
+                if (!admit(*conn)) {
+                    ++l.refused_limit;
+                    continue;
+                }
+                ++l.accepted;
+                groups_[next_group_++ % groups_.size()]->add_connection(std::move(conn));
             }
-            if (errno == EMFILE || errno == ENFILE) pause_accepting(l.addr);
+            if (errno == EMFILE || errno == ENFILE) {
+                ++l.accept_failed;
+                pause_accepting(l.addr);
+            }
         }
     }
+}
+
+std::vector<TargetService::ListenerStats> TargetService::listener_stats() const {
+    std::lock_guard lock(listeners_mu_);
+    std::vector<ListenerStats> out;
+    for (auto &[id, l] : listeners_) out.push_back({l.addr, l.accepted, l.refused_limit, l.accept_failed});
+    return out;
 }
 
 // Over a connection limit: the connection is closed right away (Admission logged why). It never

@@ -48,7 +48,10 @@ void apply(Request &req, AuthSession::Verdict v) {
     Queue &q = *req.queue;
     log_outcome(q, v, *q.auth_session());
     if (v == AuthSession::Verdict::kAuthenticated) admit_authenticated(q);
-    if (v == AuthSession::Verdict::kClose) q.request_disconnect("authentication failed");
+    if (v == AuthSession::Verdict::kClose) {
+        q.controller()->subsystem().host_events().auth_failed(q.controller()->hostnqn());
+        q.request_disconnect("authentication failed");
+    }
 }
 
 AuthSession &session(Queue &q) {
@@ -94,6 +97,7 @@ bool authentication_overdue(const Queue &q, uint64_t now_ms) {
         "within {} ms of its Connect (auth_timeout_ms); closing the queue",
         q.transport().peer_name(), c.hostnqn(), c.subsystem().nqn(), c.cntlid(), q.qid(),
         q.target().limits().auth_timeout_ms);
+    c.subsystem().host_events().auth_failed(c.hostnqn());
     return true;
 }
 

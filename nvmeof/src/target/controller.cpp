@@ -110,7 +110,7 @@ std::vector<Controller::QueueStats> Controller::queue_stats() const {
     std::lock_guard lock(queues_mu_);
     std::vector<QueueStats> out;
     for (Queue *q : queues_)
-        if (q) out.push_back({q->qid(), q->depth(), q->io_counters().totals()});
+        if (q) out.push_back({q->qid(), q->depth(), q->io_counters().totals(), q->commands_in_flight()});
     std::sort(out.begin(), out.end(), [](auto &a, auto &b) { return a.qid < b.qid; });
     return out;
 }

@@ -40,7 +40,11 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
 void Queue::admit(Request &req) {
     req.queue = this;
     req.cqe = {};
-    if (metrics_) req.received_ns = monotonic_ns();
+    if (metrics_) {
+        req.received_ns = monotonic_ns();
+        commands_in_flight_.store(commands_in_flight_.load(std::memory_order_relaxed) + 1,
+                                  std::memory_order_relaxed);
+    }
     sq_head_ = static_cast<uint16_t>(sq_head_ == sqsize_ ? 0 : sq_head_ + 1);
     if (ctrl_) ctrl_->touch(now_ms_);
 }
@@ -163,6 +167,7 @@ bool Queue::poll(uint64_t now_ms) {
     if (ctrl_->keep_alive_expired(now_ms)) {
         skiff::log::get("nvmeof")->warn("keep-alive timeout ({} ms) on controller {} (host {})",
                                         ctrl_->kato_ms(), ctrl_->cntlid(), ctrl_->hostnqn());
+        ctrl_->subsystem().host_events().keep_alive_expired(ctrl_->hostnqn());
         ctrl_->kill("keep-alive timer expired");
         return false;
     }

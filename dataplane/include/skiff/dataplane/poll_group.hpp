@@ -49,6 +49,9 @@ class PollGroup final : public nvmeof::target::PollContext {
     // Loop passes so far: bumped at the top of every iteration, where the group holds no raw
     // pointer from the iteration before (the quiescent point namespace retirement waits for).
     uint64_t passes() const { return passes_.load(std::memory_order_acquire); }
+    // Passes that found work (a connection, a completion, a progress step): busy / passes is how
+    // loaded the group is (the metrics endpoint exports both). Written by the group only.
+    uint64_t busy_passes() const { return busy_passes_.load(std::memory_order_relaxed); }
     bool running() const { return running_.load(std::memory_order_acquire); }
     int index() const override { return index_; }
 
@@ -103,6 +106,7 @@ class PollGroup final : public nvmeof::target::PollContext {
     std::vector<std::unique_ptr<FdWatch>> watches_;
     std::atomic<size_t> connection_count_{0};
     std::atomic<uint64_t> passes_{0};
+    std::atomic<uint64_t> busy_passes_{0};
     std::atomic<bool> running_{false};
     doca_pe *pe_ = nullptr;
     doca_notification_handle_t pe_handle_ = -1;

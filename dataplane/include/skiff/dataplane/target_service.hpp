@@ -53,6 +53,16 @@ class TargetService {
     // The bound address of a port (port 0 resolved).
     std::optional<nvmeof::transport::ListenAddress> listener_address(uint16_t port_id) const;
 
+    // Per listener since it opened (the metrics endpoint): connections accepted, refused at accept
+    // by a connection limit (max_connections, max_connections_per_host), and accept calls that
+    // failed for want of file descriptors.
+    struct ListenerStats {
+        nvmeof::transport::ListenAddress addr; // as bound (port 0 resolved)
+        uint64_t accepted = 0;
+        uint64_t refused_limit = 0;
+        uint64_t accept_failed = 0;
+    };
+    std::vector<ListenerStats> listener_stats() const;
     // Every poll group's count of loop passes (quiescent points), then the run sequences of the
     // threads outside the poll groups that run command code (the DPA's execution units in the
     // dpa data path): a snapshot taken after some change is passed once no thread still runs
@@ -66,6 +76,8 @@ class TargetService {
         nvmeof::transport::ListenAddress addr;
         nvmeof::target::Port port;
         nvmeof::transport::Transport *transport;
+        // Written by the acceptor under listeners_mu_.
+        uint64_t accepted = 0, refused_limit = 0, accept_failed = 0;
     };
     void accept_loop();
     bool admit(nvmeof::transport::Connection &conn);

@@ -89,6 +89,7 @@ class Controller {
         uint16_t qid;
         uint16_t depth;
         IoTotals io;
+        uint32_t commands_in_flight; // 0 unless the target exports metrics
     };
     std::vector<QueueStats> queue_stats() const;
 

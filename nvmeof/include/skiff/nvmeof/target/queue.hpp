@@ -19,6 +19,7 @@
 #include "skiff/nvmeof/target/request.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -147,6 +148,9 @@ class Queue {
     // number, so a replayed re-authentication is refused.
     void start_auth_session(std::unique_ptr<AuthSession> session);
 
+    // Metrics on: commands received and not yet answered (single writer, any reader).
+    uint32_t commands_in_flight() const { return commands_in_flight_.load(std::memory_order_relaxed); }
+
     IoCounters &io_counters() { return counters_; }
     const IoCounters &io_counters() const { return counters_; }
 
@@ -181,6 +185,7 @@ class Queue {
     IoCounters counters_;
     std::unique_ptr<QueueIoMetrics> metrics_;          // null: metrics off, or not an I/O queue
     std::shared_ptr<SubsystemIoMetrics> metrics_sink_; // where metrics_ is attached
+    std::atomic<uint32_t> commands_in_flight_{0};
     PollContext *ctx_ = &PollContext::inline_context();
     ChannelParams channel_params_;
     uint32_t io_in_flight_ = 0;

@@ -5,6 +5,7 @@
 
 #include "skiff/core/status.hpp"
 #include "skiff/nvmeof/target/ana_state.hpp"
+#include "skiff/nvmeof/target/host_event_counts.hpp"
 #include "skiff/nvmeof/target/io_counters.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 #include "skiff/nvmeof/target/subsystem_io_metrics.hpp"
@@ -83,6 +84,9 @@ class Subsystem {
     // Per-namespace I/O metrics (the metrics endpoint): shared, so a queue can fold its counts in
     // when it goes away whatever outlives what.
     const std::shared_ptr<SubsystemIoMetrics> &io_metrics() const { return io_metrics_; }
+    // Keep-alive expiries and authentication failures per host NQN (the metrics endpoint).
+    HostEventCounts &host_events() { return host_events_; }
+    const HostEventCounts &host_events() const { return host_events_; }
 
     // The live controllers (each attaches itself in its constructor and detaches in its
     // destructor), so a reservation change can reach every controller of a host. Not per I/O.
@@ -107,6 +111,7 @@ class Subsystem {
     uint16_t cntlid_min_ = 1, cntlid_max_ = 0xFFEF;
     RetiredIo retired_io_;
     std::shared_ptr<SubsystemIoMetrics> io_metrics_ = std::make_shared<SubsystemIoMetrics>();
+    HostEventCounts host_events_;
     std::map<uint16_t, std::unique_ptr<PortAna>> port_ana_; // guarded by mu_
     mutable std::mutex controllers_mu_;
     std::vector<Controller *> controllers_; // guarded by controllers_mu_
