@@ -71,6 +71,8 @@ cli::ManPage man_page() {
         "    on every IPv6 and every IPv4 address (an IPv6 listener takes IPv6 only); IPv6 in brackets\n"
         "skiff-target --transport rdma --listen 192.168.100.2:4420 --discovery 192.168.100.2:8009\n"
         "    NVMe/RDMA on the RDMA device that owns 192.168.100.2\n"
+        "skiff-target --metrics 127.0.0.1:9860\n"
+        "    also serve Prometheus metrics at http://127.0.0.1:9860/metrics\n"
         "skiff-target --check-config /etc/skiff/target.json && systemctl reload skiff-target\n"
         "    check an edited configuration, then apply it to the running service";
     m.see_also = "skiff-ctl --help, skiff-host --help, skiff-perf --help, nvme(1); config/README.md,\n"

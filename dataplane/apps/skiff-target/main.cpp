@@ -8,6 +8,8 @@
 #include "skiff/dataplane/live_config.hpp"
 #include "skiff/dataplane/management_server.hpp"
 #include "skiff/dataplane/management_socket_path.hpp"
+#include "skiff/dataplane/metrics/metrics_server.hpp"
+#include "skiff/dataplane/metrics/target_metrics.hpp"
 #include "skiff/dataplane/service_notify.hpp"
 #include "skiff/dataplane/target_service.hpp"
 #include "skiff/nvmeof/target/target.hpp"
@@ -66,6 +68,7 @@ Result<std::vector<std::string>> reload(const Source &source, dataplane::LiveCon
     if (!o.management_socket.empty()) r.config->target.management_socket = o.management_socket;
     // The command line's limits hold for the reloaded file as they did at start.
     if (auto st = target_app::apply_limit_options(o, *r.config); !st) return st.error();
+    if (auto st = target_app::apply_metrics_option(o, *r.config); !st) return st.error();
     return live.apply(*r.config);
 }
 
@@ -135,6 +138,7 @@ int main(int argc, char **argv) {
     }
 
     if (auto st = target_app::apply_limit_options(o, cfg); !st) return fail(st.error().message);
+    if (auto st = target_app::apply_metrics_option(o, cfg); !st) return fail(st.error().message);
 
     auto level = log::parse_level(cfg.target.log_level);
     log::set_level(*level);
@@ -152,6 +156,8 @@ int main(int argc, char **argv) {
     if (!socket.error.empty()) return fail(socket.error);
 
     tgt::Target target(dataplane::limits_from(cfg.transport()));
+    // Before any queue connects: queues decide at Connect whether they keep metrics.
+    if (!cfg.metrics.listen.empty()) target.enable_metrics();
     dataplane::LiveConfig live(target, cfg);
     if (auto st = live.build(); !st) return fail(st.error().message);
     dataplane::ServiceOptions sopts;
@@ -170,6 +176,15 @@ int main(int argc, char **argv) {
                          ns->device().kind(), ns->device().size_bytes(), ns->block_size());
     logger->info("{} poll group(s), data path {}", cfg.target.cores, cfg.target.datapath);
     logger->info("limits: {}", config::describe_limits(cfg.transport()));
+
+    std::unique_ptr<dataplane::metrics::MetricsServer> metrics;
+    if (!cfg.metrics.listen.empty()) {
+        auto addr = nvmeof::transport::parse_listen_address(cfg.metrics.listen); // checked by the loader
+        if (!addr) return fail("metrics.listen " + addr.error().message);
+        metrics = std::make_unique<dataplane::metrics::MetricsServer>(
+            *addr, [&] { return dataplane::metrics::render_target_metrics(target, &service); });
+        if (auto st = metrics->start(); !st) return fail(st.error().message);
+    }
 
     std::unique_ptr<dataplane::ManagementServer> management;
     if (!socket.claim.path().empty()) {
@@ -203,6 +218,7 @@ int main(int argc, char **argv) {
     dataplane::notify_stopping("shutting down");
     watchdog.stop();
     if (management) management->stop();
+    if (metrics) metrics->stop();
     service.stop();
     return 0;
 }
