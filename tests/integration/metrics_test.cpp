@@ -1,0 +1,320 @@
+// The Prometheus endpoint of the real skiff-target (--metrics on a free loopback port), scraped
+// over a real TCP socket while skiff-perf drives I/O: the namespace counters equal what
+// skiff-perf completed, across connections that are gone; the latency histogram counts every
+// command and its median fits skiff-perf's own latencies; hostile requests get their error and
+// the target keeps serving; promtool finds nothing to say about a scrape.
+#include "../support/build_paths.hpp"
+#include "target_fixture.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <thread>
+
+namespace skiff::itest {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A connected TCP socket to 127.0.0.1:port with 10 s receive and send timeouts, or -1.
+int connect_loopback(uint16_t port) {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    timeval tv{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// Sends `request` as is and returns everything the server sends until it closes.
+std::string exchange(uint16_t port, const std::string &request) {
+    int fd = connect_loopback(port);
+    if (fd < 0) return "(connect failed)";
+    for (size_t off = 0; off < request.size();) {
+        ssize_t n = ::send(fd, request.data() + off, request.size() - off, MSG_NOSIGNAL);
+        if (n <= 0) break;
+        off += size_t(n);
+    }
+    std::string out;
+    char buf[65536];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) out.append(buf, size_t(n));
+    ::close(fd);
+    return out;
+}
+
+std::string status_line(const std::string &response) {
+    return response.substr(0, response.find("\r\n"));
+}
+
+// The samples of an exposition: "name{labels}" -> value.
+using Samples = std::map<std::string, double>;
+
+Samples parse_samples(const std::string &body) {
+    Samples out;
+    size_t pos = 0;
+    while (pos < body.size()) {
+        size_t nl = body.find('\n', pos);
+        if (nl == std::string::npos) nl = body.size();
+        const std::string line = body.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line.empty() || line[0] == '#') continue;
+        const size_t sp = line.rfind(' ');
+        out[line.substr(0, sp)] = std::stod(line.substr(sp + 1));
+    }
+    return out;
+}
+
+// The value of the one sample of `name` whose labels include every pair of `labels`.
+std::optional<double> value(const Samples &s, const std::string &name,
+                            const std::vector<std::pair<std::string, std::string>> &labels) {
+    std::optional<double> found;
+    for (auto &[key, v] : s) {
+        if (key.rfind(name + "{", 0) != 0 && key != name) continue;
+        bool all = true;
+        for (auto &[k, lv] : labels) all = all && key.find(k + "=\"" + lv + "\"") != std::string::npos;
+        if (!all) continue;
+        if (found) return std::nullopt; // ambiguous: the test named too few labels
+        found = v;
+    }
+    return found;
+}
+
+// A host tool (not one of the build's programs, so never through SKIFF_TEST_EMULATOR): its exit
+// code and its stdout and stderr.
+CommandOutput host_tool(const std::string &cmd) {
+    CommandOutput r{-1, ""};
+    FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.output.append(buf, n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+struct PerfResult {
+    int exit_code;
+    std::string out;
+    nlohmann::json j;
+};
+
+class MetricsTest : public TargetTest {
+  protected:
+    void start_with_metrics() {
+        metrics_port_ = free_port();
+        start_target({"--metrics", "127.0.0.1:" + std::to_string(metrics_port_)});
+    }
+
+    // GET /metrics; fails the test unless the answer is 200 with the exposition content type.
+    std::string scrape() {
+        std::string r = exchange(metrics_port_, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        EXPECT_EQ(status_line(r), "HTTP/1.1 200 OK") << r.substr(0, 400);
+        EXPECT_NE(r.find("Content-Type: text/plain; version=0.0.4"), std::string::npos) << r.substr(0, 400);
+        const size_t body = r.find("\r\n\r\n");
+        return body == std::string::npos ? "" : r.substr(body + 4);
+    }
+
+    PerfResult perf(const std::string &args) {
+        CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-perf --port " + std::to_string(io_port_) +
+                                      " --nqn " + kNqn + " --no-progress --ramp 0 --json " + args);
+        const size_t at = r.output.rfind("\n{");
+        const std::string line = r.output.substr(at == std::string::npos ? 0 : at + 1);
+        return {r.exit_code, r.output, nlohmann::json::parse(line, nullptr, false)};
+    }
+
+    std::vector<std::pair<std::string, std::string>> ns1() const { return {{"subsystem", kNqn}, {"nsid", "1"}}; }
+
+    uint64_t counter(const Samples &s, const std::string &name) {
+        auto v = value(s, name, ns1());
+        EXPECT_TRUE(v.has_value()) << name << " not in the scrape";
+        return v ? uint64_t(*v) : 0;
+    }
+
+    uint16_t metrics_port_ = 0;
+};
+
+// The latency histogram of one op, cumulative per le, from a scrape.
+std::map<double, double> buckets(const Samples &s, const std::string &op) {
+    std::map<double, double> out;
+    const std::string prefix = "skiff_namespace_latency_seconds_bucket{";
+    for (auto &[key, v] : s) {
+        if (key.rfind(prefix, 0) != 0 || key.find("op=\"" + op + "\"") == std::string::npos) continue;
+        if (key.find(std::string("subsystem=\"") + kNqn + "\"") == std::string::npos) continue;
+        const size_t le = key.find("le=\"") + 4;
+        const std::string bound = key.substr(le, key.find('"', le) - le);
+        out[bound == "+Inf" ? 1e300 : std::stod(bound)] = v;
+    }
+    return out;
+}
+
+TEST_F(MetricsTest, CountsMatchSkiffPerfAcrossConnectionsAndLatencyFitsItsRange) {
+    start_with_metrics();
+    const Samples idle = parse_samples(scrape());
+    EXPECT_EQ(counter(idle, "skiff_namespace_read_commands_total"), 0u);
+
+    uint64_t reads = 0, writes = 0;
+    double client_p99_us = 0, client_max_us = 0;
+    for (int run = 0; run < 2; ++run) { // the second run's connections are new: totals carry over
+        PerfResult p = perf("--rw randrw --rwmixread 50 --bs 4k --qd 4 --queues 2 --time 500ms");
+        ASSERT_EQ(p.exit_code, 0) << p.out;
+        ASSERT_TRUE(p.j.is_object()) << p.out;
+        reads += p.j["all_reads"].get<uint64_t>();
+        writes += p.j["all_writes"].get<uint64_t>();
+        client_p99_us = std::max(client_p99_us, p.j["latency_us"]["p99"].get<double>());
+        client_max_us = std::max(client_max_us, p.j["latency_us"]["max"].get<double>());
+        ASSERT_GT(reads, 0u) << p.out;
+        ASSERT_GT(writes, 0u) << p.out;
+        // skiff-perf has disconnected; its queues are gone, its counts are not.
+        const Samples s = parse_samples(scrape());
+        EXPECT_EQ(counter(s, "skiff_namespace_read_commands_total"), reads) << "run " << run;
+        EXPECT_EQ(counter(s, "skiff_namespace_write_commands_total"), writes) << "run " << run;
+        EXPECT_EQ(counter(s, "skiff_namespace_read_bytes_total"), reads * 4096) << "run " << run;
+        EXPECT_EQ(counter(s, "skiff_namespace_write_bytes_total"), writes * 4096) << "run " << run;
+        EXPECT_EQ(counter(s, "skiff_namespace_other_commands_total"), 0u);
+    }
+
+    const Samples s = parse_samples(scrape());
+    std::map<double, double> all;
+    for (const char *op : {"read", "write"}) {
+        const auto b = buckets(s, op);
+        ASSERT_FALSE(b.empty()) << op;
+        const double count = b.rbegin()->second; // le="+Inf"
+        EXPECT_EQ(count,
+                  value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}}).value_or(-1));
+        EXPECT_EQ(uint64_t(count), std::string(op) == "read" ? reads : writes) << op;
+        double previous = 0;
+        for (auto &[le, c] : b) {
+            EXPECT_GE(c, previous) << op << " buckets must be cumulative, at le=" << le;
+            previous = c;
+            all[le] += c;
+        }
+    }
+    // The median of every command from the buckets: it lies in (lower, upper]. The target's time
+    // is part of skiff-perf's, so the lower edge cannot be above skiff-perf's slow end.
+    const double half = all.rbegin()->second / 2;
+    double lower = 0, upper = 0;
+    for (auto &[le, c] : all) {
+        if (c >= half) {
+            upper = le;
+            break;
+        }
+        lower = le;
+    }
+    EXPECT_GT(upper, 0.0);
+    EXPECT_LT(upper, 1e300) << "the median is above 1 s";
+    EXPECT_LE(lower * 1e6, client_p99_us) << "median in (" << lower << ", " << upper << "] s";
+    EXPECT_LE(lower * 1e6, client_max_us);
+    const double sum = *value(s, "skiff_namespace_latency_seconds_sum", {{"subsystem", kNqn}, {"op", "read"}});
+    EXPECT_GT(sum, 0.0);
+}
+
+TEST_F(MetricsTest, ErrorsAreCountedByStatus) {
+    start_with_metrics();
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+    std::vector<uint8_t> buf(kBlock);
+    const uint64_t past_end = kSizeBytes / kBlock;
+    EXPECT_FALSE(ctrl->read(0, 1, past_end, 1, buf.data(), kBlock).ok());
+    ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+    const Samples s = parse_samples(scrape());
+    auto errors = value(s, "skiff_namespace_errors_total",
+                        {{"subsystem", kNqn}, {"nsid", "1"}, {"status", "lba_out_of_range"}, {"sct", "0x0"},
+                         {"sc", "0x80"}});
+    ASSERT_TRUE(errors.has_value()) << "no lba_out_of_range series";
+    EXPECT_EQ(*errors, 1.0);
+    EXPECT_EQ(counter(s, "skiff_namespace_read_commands_total"), 2u); // the failed one too
+    EXPECT_EQ(counter(s, "skiff_namespace_read_bytes_total"), uint64_t(kBlock));
+    // The connected controller: its admin and I/O queue.
+    auto queues = value(s, "skiff_controller_queues", {{"subsystem", kNqn}});
+    ASSERT_TRUE(queues.has_value());
+    EXPECT_GE(*queues, 2.0);
+    auto accepted = value(s, "skiff_listener_connections_accepted_total",
+                          {{"listener", "127.0.0.1:" + std::to_string(io_port_)}, {"transport", "tcp"}});
+    ASSERT_TRUE(accepted.has_value());
+    EXPECT_GE(*accepted, 2.0);
+}
+
+TEST_F(MetricsTest, HostileRequestsGetTheirErrorAndTheTargetKeepsServing) {
+    start_with_metrics();
+    EXPECT_EQ(status_line(exchange(metrics_port_, "GARBAGE\r\n\r\n")), "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(status_line(exchange(metrics_port_, std::string("GET /metrics HTTP/1.1\r\nX: \x01\r\n\r\n"))),
+              "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(status_line(exchange(metrics_port_, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n")),
+              "HTTP/1.1 405 Method Not Allowed");
+    EXPECT_EQ(status_line(exchange(metrics_port_, "GET /debug HTTP/1.1\r\n\r\n")), "HTTP/1.1 404 Not Found");
+    EXPECT_EQ(status_line(exchange(metrics_port_, "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a'))),
+              "HTTP/1.1 431 Request Header Fields Too Large");
+
+    // Connections that never send a head hold the endpoint's few slots; one more is turned away.
+    std::vector<int> idle;
+    for (int i = 0; i < 4; ++i) idle.push_back(connect_loopback(metrics_port_));
+    std::this_thread::sleep_for(200ms); // accepted by the server thread
+    EXPECT_EQ(status_line(exchange(metrics_port_, "GET /metrics HTTP/1.1\r\n\r\n")),
+              "HTTP/1.1 503 Service Unavailable");
+    for (int fd : idle) ::close(fd);
+
+    // Still serving: scrapes (once the server has seen the idle ones go) and NVMe I/O.
+    std::string r;
+    for (int i = 0; i < 50; ++i) {
+        r = exchange(metrics_port_, "GET /metrics HTTP/1.0\r\n\r\n");
+        if (status_line(r) != "HTTP/1.1 503 Service Unavailable") break;
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(status_line(r), "HTTP/1.1 200 OK");
+    expect_io_through(io_port_);
+    EXPECT_TRUE(target_->running());
+}
+
+TEST_F(MetricsTest, SlowHeadTimesOut) {
+    start_with_metrics();
+    int fd = connect_loopback(metrics_port_);
+    ASSERT_GE(fd, 0);
+    ::send(fd, "GET /metr", 9, MSG_NOSIGNAL);
+    const auto start = std::chrono::steady_clock::now();
+    std::string out;
+    char buf[1024];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) out.append(buf, size_t(n));
+    ::close(fd);
+    EXPECT_EQ(status_line(out), "HTTP/1.1 408 Request Timeout");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 9s);
+}
+
+TEST_F(MetricsTest, PromtoolFindsNothingToSayAboutAScrape) {
+    if (host_tool("command -v promtool").exit_code != 0)
+        GTEST_SKIP() << "promtool is not installed (Debian package prometheus, in scripts/install-deps.sh)";
+    start_with_metrics();
+    auto ctrl = connect(options()); // a controller and an error, so every family has samples
+    ASSERT_NE(ctrl, nullptr);
+    std::vector<uint8_t> buf(kBlock);
+    (void)ctrl->read(0, 1, kSizeBytes / kBlock, 1, buf.data(), kBlock);
+    ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
+    const std::string body = scrape();
+    const std::string file = ::testing::TempDir() + "skiff-metrics-" + std::to_string(::getpid()) + ".txt";
+    std::ofstream(file) << body;
+    CommandOutput r = host_tool("promtool check metrics < " + file);
+    std::filesystem::remove(file);
+    EXPECT_EQ(r.exit_code, 0) << r.output << "\n---- scrape:\n" << body;
+    EXPECT_EQ(r.output, "") << "---- scrape:\n" << body;
+}
+
+} // namespace
+} // namespace skiff::itest
