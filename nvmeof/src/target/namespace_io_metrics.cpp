@@ -5,8 +5,8 @@
 namespace skiff::nvmeof::target {
 
 IoKind io_kind(uint8_t opcode) {
-    if (opcode == nvme_cmd_read) return IoKind::kRead;
-    if (opcode == nvme_cmd_write) return IoKind::kWrite;
+    if (opcode == uint8_t(nvme_cmd_read)) return IoKind::kRead;
+    if (opcode == uint8_t(nvme_cmd_write)) return IoKind::kWrite;
     return IoKind::kOther;
 }
 
