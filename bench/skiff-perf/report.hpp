@@ -16,7 +16,7 @@ struct RunSummary {
     uint64_t reads = 0, writes = 0;
     uint64_t verified_blocks = 0;
     LatencyHistogram latency;
-    uint64_t all_ios = 0; // ramp and drain included: what `calls` were spent on
+    uint64_t all_ios = 0;                   // ramp and drain included: what `calls` were spent on
     uint64_t all_reads = 0, all_writes = 0; // all_ios by kind: what the target's counters saw
     TransportCalls calls;
 

@@ -50,10 +50,10 @@ struct WorkerResult {
     LatencyHistogram latency;       // measured commands only
     uint64_t reads = 0, writes = 0; // measured
     uint64_t verified_blocks = 0;
-    uint64_t all_ios = 0; // completed, ramp and drain included
+    uint64_t all_ios = 0;                   // completed, ramp and drain included
     uint64_t all_reads = 0, all_writes = 0; // all_ios by kind: what the target served
     TransportCalls calls;                   // system calls for all_ios
-    std::string error;    // empty unless a command failed, the transport failed or verify found a bad block
+    std::string error; // empty unless a command failed, the transport failed or verify found a bad block
 };
 
 struct QueueAssignment {

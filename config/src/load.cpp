@@ -390,7 +390,7 @@ void read_metrics(JsonReader &r, const json &j, MetricsSettings &out) {
     auto addr = nvmeof::transport::parse_listen_address(*v);
     if (!addr || addr->port == 0)
         return r.error(join(p, "listen"), "expected ADDR:PORT with a port of 1..65535, such as "
-                                          ""127.0.0.1:9860" or "[::1]:9860", got " +
+                                          "\"127.0.0.1:9860\" or \"[::1]:9860\", got " +
                                               quote(j["listen"]));
     out.listen = addr->str();
 }

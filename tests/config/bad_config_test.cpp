@@ -438,18 +438,26 @@ const std::vector<BadCase> kCases = {
      },
      {"backends[0].inject.trim: unknown key; expected one of read, write, flush"}},
     {"metrics endpoint without a port",
-     [](json &j) { j["metrics"] = {{"listen", "127.0.0.1"}}; },
+     [](json &j) {
+         j["metrics"] = {{"listen", "127.0.0.1"}};
+     },
      {"metrics.listen: expected ADDR:PORT with a port of 1..65535, such as \"127.0.0.1:9860\" or "
       "\"[::1]:9860\", got \"127.0.0.1\""}},
     {"metrics endpoint on port 0",
-     [](json &j) { j["metrics"] = {{"listen", "127.0.0.1:0"}}; },
+     [](json &j) {
+         j["metrics"] = {{"listen", "127.0.0.1:0"}};
+     },
      {"metrics.listen: expected ADDR:PORT with a port of 1..65535, such as \"127.0.0.1:9860\" or "
       "\"[::1]:9860\", got \"127.0.0.1:0\""}},
     {"metrics endpoint as a number",
-     [](json &j) { j["metrics"] = {{"listen", 9860}}; },
+     [](json &j) {
+         j["metrics"] = {{"listen", 9860}};
+     },
      {"metrics.listen: expected a string such as \"127.0.0.1:9860\", got 9860"}},
     {"metrics with an unknown key",
-     [](json &j) { j["metrics"] = {{"port", 9860}}; },
+     [](json &j) {
+         j["metrics"] = {{"port", 9860}};
+     },
      {"metrics.port: unknown key; expected one of listen"}},
     {"several mistakes at once",
      [](json &j) {

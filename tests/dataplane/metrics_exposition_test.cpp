@@ -61,7 +61,8 @@ TEST(MetricsExposition, HistogramBucketsAreCumulativeAndInfIsTheCount) {
 
 TEST(MetricsExposition, StatusLabels) {
     EXPECT_EQ(status_label(tgt::error_key(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE)), "lba_out_of_range");
-    EXPECT_EQ(status_label(tgt::error_key(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD)), "invalid_field_in_command");
+    EXPECT_EQ(status_label(tgt::error_key(NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD)),
+              "invalid_field_in_command");
     EXPECT_EQ(status_label(tgt::kOtherErrors), "other");
     const std::string unknown = status_label(tgt::error_key(NVME_SCT_VS, 0x42));
     EXPECT_FALSE(unknown.empty());

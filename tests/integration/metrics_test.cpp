@@ -134,14 +134,17 @@ class MetricsTest : public TargetTest {
     }
 
     PerfResult perf(const std::string &args) {
-        CommandOutput r = run_command(skiff::test::bin_dir() + "/skiff-perf --port " + std::to_string(io_port_) +
-                                      " --nqn " + kNqn + " --no-progress --ramp 0 --json " + args);
+        CommandOutput r =
+            run_command(skiff::test::bin_dir() + "/skiff-perf --port " + std::to_string(io_port_) +
+                        " --nqn " + kNqn + " --no-progress --ramp 0 --json " + args);
         const size_t at = r.output.rfind("\n{");
         const std::string line = r.output.substr(at == std::string::npos ? 0 : at + 1);
         return {r.exit_code, r.output, nlohmann::json::parse(line, nullptr, false)};
     }
 
-    std::vector<std::pair<std::string, std::string>> ns1() const { return {{"subsystem", kNqn}, {"nsid", "1"}}; }
+    std::vector<std::pair<std::string, std::string>> ns1() const {
+        return {{"subsystem", kNqn}, {"nsid", "1"}};
+    }
 
     uint64_t counter(const Samples &s, const std::string &name) {
         auto v = value(s, name, ns1());
@@ -198,8 +201,8 @@ TEST_F(MetricsTest, CountsMatchSkiffPerfAcrossConnectionsAndLatencyFitsItsRange)
         const auto b = buckets(s, op);
         ASSERT_FALSE(b.empty()) << op;
         const double count = b.rbegin()->second; // le="+Inf"
-        EXPECT_EQ(count,
-                  value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}}).value_or(-1));
+        EXPECT_EQ(count, value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}})
+                             .value_or(-1));
         EXPECT_EQ(uint64_t(count), std::string(op) == "read" ? reads : writes) << op;
         double previous = 0;
         for (auto &[le, c] : b) {
@@ -223,7 +226,8 @@ TEST_F(MetricsTest, CountsMatchSkiffPerfAcrossConnectionsAndLatencyFitsItsRange)
     EXPECT_LT(upper, 1e300) << "the median is above 1 s";
     EXPECT_LE(lower * 1e6, client_p99_us) << "median in (" << lower << ", " << upper << "] s";
     EXPECT_LE(lower * 1e6, client_max_us);
-    const double sum = *value(s, "skiff_namespace_latency_seconds_sum", {{"subsystem", kNqn}, {"op", "read"}});
+    const double sum =
+        *value(s, "skiff_namespace_latency_seconds_sum", {{"subsystem", kNqn}, {"op", "read"}});
     EXPECT_GT(sum, 0.0);
 }
 
@@ -236,9 +240,9 @@ TEST_F(MetricsTest, ErrorsAreCountedByStatus) {
     EXPECT_FALSE(ctrl->read(0, 1, past_end, 1, buf.data(), kBlock).ok());
     ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
     const Samples s = parse_samples(scrape());
-    auto errors = value(s, "skiff_namespace_errors_total",
-                        {{"subsystem", kNqn}, {"nsid", "1"}, {"status", "lba_out_of_range"}, {"sct", "0x0"},
-                         {"sc", "0x80"}});
+    auto errors = value(
+        s, "skiff_namespace_errors_total",
+        {{"subsystem", kNqn}, {"nsid", "1"}, {"status", "lba_out_of_range"}, {"sct", "0x0"}, {"sc", "0x80"}});
     ASSERT_TRUE(errors.has_value()) << "no lba_out_of_range series";
     EXPECT_EQ(*errors, 1.0);
     EXPECT_EQ(counter(s, "skiff_namespace_read_commands_total"), 2u); // the failed one too

@@ -404,9 +404,10 @@ Status apply_metrics_option(const Options &o, config::Config &c) {
     }
     auto addr = nvmeof::transport::parse_listen_address(o.metrics);
     if (!addr || addr->port == 0)
-        return make_error(DOCA_ERROR_INVALID_VALUE, "--metrics \"" + o.metrics +
-                                                        "\": expected ADDR:PORT with a port of 1..65535 such as "
-                                                        "127.0.0.1:9860, [::1]:9860, or \"none\"");
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "--metrics \"" + o.metrics +
+                              "\": expected ADDR:PORT with a port of 1..65535 such as "
+                              "127.0.0.1:9860, [::1]:9860, or \"none\"");
     c.metrics.listen = addr->str();
     return Status::success();
 }

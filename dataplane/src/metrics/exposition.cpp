@@ -70,8 +70,8 @@ void Exposition::histogram(std::string_view name, const Labels &labels, std::spa
 }
 
 // name+suffix{labels...,le="..."} value
-void Exposition::line(std::string_view name, std::string_view suffix, const Labels &labels, std::string_view le,
-                      std::string_view value) {
+void Exposition::line(std::string_view name, std::string_view suffix, const Labels &labels,
+                      std::string_view le, std::string_view value) {
     out_.append(name).append(suffix);
     if (!labels.empty() || !le.empty()) {
         out_ += '{';

@@ -40,15 +40,16 @@ std::string response(int code, const char *reason, const std::string &body,
 }
 
 std::string route(const RequestHead &req, const MetricsServer::Render &render) {
-    if (req.method != "GET") return response(405, "Method Not Allowed", "only GET\n", "text/plain", "Allow: GET\r\n");
+    if (req.method != "GET")
+        return response(405, "Method Not Allowed", "only GET\n", "text/plain", "Allow: GET\r\n");
     if (req.path != "/metrics") return response(404, "Not Found", "metrics are at /metrics\n");
     return response(200, "OK", render(), kExpositionContentType);
 }
 
 Result<int> open_listener(const nvmeof::transport::ListenAddress &addr) {
     auto fail = [&](const char *what) {
-        return make_error(DOCA_ERROR_IO_FAILED, "metrics endpoint " + addr.str() + ": " + what + ": " +
-                                                    std::strerror(errno));
+        return make_error(DOCA_ERROR_IO_FAILED,
+                          "metrics endpoint " + addr.str() + ": " + what + ": " + std::strerror(errno));
     };
     sockaddr_storage ss{};
     socklen_t len = 0;
@@ -58,14 +59,16 @@ Result<int> open_listener(const nvmeof::transport::ListenAddress &addr) {
         a->sin6_family = AF_INET6;
         a->sin6_port = htons(addr.port);
         if (inet_pton(AF_INET6, addr.host.c_str(), &a->sin6_addr) != 1)
-            return make_error(DOCA_ERROR_INVALID_VALUE, "metrics endpoint " + addr.str() + ": not an address");
+            return make_error(DOCA_ERROR_INVALID_VALUE,
+                              "metrics endpoint " + addr.str() + ": not an address");
         len = sizeof(*a);
     } else {
         auto *a = reinterpret_cast<sockaddr_in *>(&ss);
         a->sin_family = AF_INET;
         a->sin_port = htons(addr.port);
         if (inet_pton(AF_INET, addr.host.c_str(), &a->sin_addr) != 1)
-            return make_error(DOCA_ERROR_INVALID_VALUE, "metrics endpoint " + addr.str() + ": not an address");
+            return make_error(DOCA_ERROR_INVALID_VALUE,
+                              "metrics endpoint " + addr.str() + ": not an address");
         len = sizeof(*a);
     }
     int fd = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -186,9 +189,8 @@ bool MetricsServer::serve(Client &c) {
         auto head_len = request_head_length(c.received);
         if (!head_len && c.received.size() <= options_.max_head_bytes) continue;
         if (!head_len || *head_len > options_.max_head_bytes) {
-            answer(c, response(431, "Request Header Fields Too Large", "request head over " +
-                                                                          std::to_string(options_.max_head_bytes) +
-                                                                          " bytes\n"));
+            answer(c, response(431, "Request Header Fields Too Large",
+                               "request head over " + std::to_string(options_.max_head_bytes) + " bytes\n"));
             continue;
         }
         auto req = parse_request_head(std::string_view(c.received).substr(0, *head_len));
@@ -227,7 +229,8 @@ void MetricsServer::expire(uint64_t now) {
             kept.push_back(std::move(c));
             continue;
         }
-        if (!c.draining) send_all(c.fd, response(408, "Request Timeout", "request head not received in time\n"));
+        if (!c.draining)
+            send_all(c.fd, response(408, "Request Timeout", "request head not received in time\n"));
         ::close(c.fd);
     }
     clients_ = std::move(kept);

@@ -138,7 +138,8 @@ void write_host_events(Exposition &e, const tgt::Target &target) {
             rows.push_back({{{"subsystem", s->nqn()}, {"hostnqn", host}}, counts});
     e.family("skiff_host_keep_alive_expiries_total", "counter",
              "Controllers of a host torn down because its keep-alive timer expired.");
-    for (auto &r : rows) e.sample("skiff_host_keep_alive_expiries_total", r.labels, r.counts.keep_alive_expiries);
+    for (auto &r : rows)
+        e.sample("skiff_host_keep_alive_expiries_total", r.labels, r.counts.keep_alive_expiries);
     e.family("skiff_host_auth_failures_total", "counter",
              "Queues of a host closed because DH-HMAC-CHAP failed or did not complete in time.");
     for (auto &r : rows) e.sample("skiff_host_auth_failures_total", r.labels, r.counts.auth_failures);

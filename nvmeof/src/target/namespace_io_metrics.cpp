@@ -39,7 +39,8 @@ void NamespaceIoMetrics::count_error(uint16_t error) {
             s = error;
         }
         if (s == error) {
-            error_count_[i].store(error_count_[i].load(std::memory_order_relaxed) + 1, std::memory_order_release);
+            error_count_[i].store(error_count_[i].load(std::memory_order_relaxed) + 1,
+                                  std::memory_order_release);
             return;
         }
     }

@@ -24,7 +24,8 @@ void Queue::stop_metrics() {
 void Queue::record_metrics(Request &req) {
     const uint64_t latency_ns = monotonic_ns() - req.received_ns;
     req.received_ns = 0;
-    commands_in_flight_.store(commands_in_flight_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    commands_in_flight_.store(commands_in_flight_.load(std::memory_order_relaxed) - 1,
+                              std::memory_order_relaxed);
     if (!req.ns) return; // nothing to charge: no such namespace, or a broadcast Flush
     const IoKind kind = io_kind(req.cmd.opcode);
     const uint16_t st = req.status();

@@ -14,9 +14,9 @@ namespace skiff::nvmeof::target {
 
 // Upper bounds of the buckets in nanoseconds (inclusive, as Prometheus' "le").
 inline constexpr std::array<uint64_t, 19> kLatencyBoundsNs = {
-    1'000,       2'000,       5'000,       10'000,      20'000,        50'000,     100'000,
-    200'000,     500'000,     1'000'000,   2'000'000,   5'000'000,     10'000'000, 20'000'000,
-    50'000'000,  100'000'000, 200'000'000, 500'000'000, 1'000'000'000};
+    1'000,      2'000,       5'000,       10'000,      20'000,       50'000,     100'000,
+    200'000,    500'000,     1'000'000,   2'000'000,   5'000'000,    10'000'000, 20'000'000,
+    50'000'000, 100'000'000, 200'000'000, 500'000'000, 1'000'000'000};
 // One bucket per bound, and the last for anything above 1 s.
 inline constexpr size_t kLatencyBuckets = kLatencyBoundsNs.size() + 1;
 
