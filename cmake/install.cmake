@@ -82,3 +82,6 @@ install(FILES ${PROJECT_SOURCE_DIR}/packaging/etc/host.conf DESTINATION ${_skiff
 # Documentation the units point at.
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/deploy-bluefield.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT skiff OPTIONAL)
+# The Grafana dashboard for the metrics endpoint (dataplane/src/metrics/README.md).
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/grafana/skiff-dashboard.json
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/grafana COMPONENT skiff)
