@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -21,6 +23,9 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 namespace skiff::itest {
@@ -318,6 +323,122 @@ TEST_F(MetricsTest, PromtoolFindsNothingToSayAboutAScrape) {
     std::filesystem::remove(file);
     EXPECT_EQ(r.exit_code, 0) << r.output << "\n---- scrape:\n" << body;
     EXPECT_EQ(r.output, "") << "---- scrape:\n" << body;
+}
+
+// The families a scrape declares (its TYPE lines), with a histogram's _bucket, _sum and _count.
+std::set<std::string> exported_names(const std::string &body) {
+    std::set<std::string> out;
+    std::istringstream in(body);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("# TYPE ", 0) != 0) continue;
+        std::istringstream words(line.substr(7));
+        std::string name, type;
+        words >> name >> type;
+        out.insert(name);
+        if (type == "histogram")
+            for (const char *suffix : {"_bucket", "_sum", "_count"}) out.insert(name + suffix);
+    }
+    return out;
+}
+
+// Every PromQL expression of a Grafana dashboard: the panels' targets and the variables' queries.
+void collect_expressions(const nlohmann::json &j, std::vector<std::string> &out) {
+    if (j.is_object()) {
+        for (auto &[key, v] : j.items()) {
+            if ((key == "expr" || key == "definition") && v.is_string()) out.push_back(v.get<std::string>());
+            collect_expressions(v, out);
+        }
+    } else if (j.is_array()) {
+        for (auto &v : j) collect_expressions(v, out);
+    }
+}
+
+TEST_F(MetricsTest, GrafanaDashboardNamesOnlyExportedMetrics) {
+    start_with_metrics();
+    const std::set<std::string> exported = exported_names(scrape());
+    ASSERT_TRUE(exported.count("skiff_namespace_read_commands_total"));
+    std::ifstream in(skiff::test::source_dir() + "/packaging/grafana/skiff-dashboard.json");
+    ASSERT_TRUE(in) << "packaging/grafana/skiff-dashboard.json";
+    const nlohmann::json dashboard = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_FALSE(dashboard.is_discarded()) << "the dashboard is not JSON";
+    std::vector<std::string> exprs;
+    collect_expressions(dashboard, exprs);
+    ASSERT_GE(exprs.size(), 10u);
+    const std::regex metric(R"(\bskiff_[a-z0-9_]+)");
+    size_t names = 0;
+    for (const std::string &e : exprs) {
+        bool any = false;
+        for (std::sregex_iterator it(e.begin(), e.end(), metric), end; it != end; ++it) {
+            EXPECT_TRUE(exported.count(it->str())) << it->str() << " (in " << e << ") is not exported";
+            any = true;
+            ++names;
+        }
+        EXPECT_TRUE(any) << "an expression that names no skiff metric: " << e;
+    }
+    EXPECT_GE(names, 10u);
+}
+
+// A free TCP port on loopback for a helper process.
+std::string loopback_port_text(uint16_t port) {
+    return "127.0.0.1:" + std::to_string(port);
+}
+
+TEST_F(MetricsTest, PrometheusScrapesTheTarget) {
+    if (host_tool("command -v prometheus").exit_code != 0)
+        GTEST_SKIP() << "prometheus is not installed (Debian package prometheus, in scripts/install-deps.sh)";
+    start_with_metrics();
+    PerfResult p = perf("--rw randread --bs 4k --qd 4 --time 300ms");
+    ASSERT_EQ(p.exit_code, 0) << p.out;
+    const uint64_t reads = p.j["all_reads"].get<uint64_t>();
+    ASSERT_GT(reads, 0u);
+
+    const std::string dir = ::testing::TempDir() + "skiff-prometheus-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir + "/data");
+    std::ofstream(dir + "/prometheus.yml") << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                                              "scrape_configs:\n  - job_name: skiff\n    static_configs:\n"
+                                              "      - targets: ['"
+                                           << loopback_port_text(metrics_port_) << "']\n";
+    const uint16_t web = free_port();
+    const std::string log = dir + "/prometheus.log";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        const std::string config = "--config.file=" + dir + "/prometheus.yml";
+        const std::string storage = "--storage.tsdb.path=" + dir + "/data";
+        const std::string listen = "--web.listen-address=" + loopback_port_text(web);
+        ::execlp("prometheus", "prometheus", config.c_str(), storage.c_str(), listen.c_str(), nullptr);
+        ::_exit(127);
+    }
+    ASSERT_GT(pid, 0);
+
+    // Prometheus starts, scrapes every second; the query answers once a scrape landed.
+    std::string answer, value_text;
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < deadline && value_text.empty()) {
+        std::this_thread::sleep_for(500ms);
+        answer =
+            exchange(web, "GET /api/v1/query?query=skiff_namespace_read_commands_total HTTP/1.0\r\n\r\n");
+        const size_t body = answer.find("\r\n\r\n");
+        if (body == std::string::npos) continue;
+        const nlohmann::json j = nlohmann::json::parse(answer.substr(body + 4), nullptr, false);
+        if (j.is_discarded() || !j.contains("data") || j["data"]["result"].empty()) continue;
+        const nlohmann::json &series = j["data"]["result"][0];
+        EXPECT_EQ(series["metric"]["subsystem"], kNqn);
+        EXPECT_EQ(series["metric"]["nsid"], "1");
+        value_text = series["value"][1].get<std::string>();
+    }
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::string prometheus_log;
+    if (std::ifstream l(log); l) prometheus_log.assign(std::istreambuf_iterator<char>(l), {});
+    std::filesystem::remove_all(dir);
+    ASSERT_FALSE(value_text.empty()) << "no sample in Prometheus after 60 s; last answer:\n"
+                                     << answer << "\n---- prometheus log:\n"
+                                     << prometheus_log;
+    EXPECT_EQ(value_text, std::to_string(reads));
 }
 
 } // namespace
