@@ -297,7 +297,7 @@ TEST_F(MetricsTest, SlowHeadTimesOut) {
     start_with_metrics();
     int fd = connect_loopback(metrics_port_);
     ASSERT_GE(fd, 0);
-    ::send(fd, "GET /metr", 9, MSG_NOSIGNAL);
+    (void)::send(fd, "GET /metr", 9, MSG_NOSIGNAL);
     const auto start = std::chrono::steady_clock::now();
     std::string out;
     char buf[1024];
@@ -400,14 +400,15 @@ TEST_F(MetricsTest, PrometheusScrapesTheTarget) {
                                            << loopback_port_text(metrics_port_) << "']\n";
     const uint16_t web = free_port();
     const std::string log = dir + "/prometheus.log";
+    // Everything the child needs is made before fork(): it only redirects and execs.
+    const std::string config = "--config.file=" + dir + "/prometheus.yml";
+    const std::string storage = "--storage.tsdb.path=" + dir + "/data";
+    const std::string listen = "--web.listen-address=" + loopback_port_text(web);
     const pid_t pid = ::fork();
     if (pid == 0) {
         const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         ::dup2(fd, 1);
         ::dup2(fd, 2);
-        const std::string config = "--config.file=" + dir + "/prometheus.yml";
-        const std::string storage = "--storage.tsdb.path=" + dir + "/data";
-        const std::string listen = "--web.listen-address=" + loopback_port_text(web);
         ::execlp("prometheus", "prometheus", config.c_str(), storage.c_str(), listen.c_str(), nullptr);
         ::_exit(127);
     }
@@ -433,7 +434,8 @@ TEST_F(MetricsTest, PrometheusScrapesTheTarget) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     std::string prometheus_log;
-    if (std::ifstream l(log); l) prometheus_log.assign(std::istreambuf_iterator<char>(l), {});
+    if (std::ifstream l(log); l)
+        prometheus_log.assign(std::istreambuf_iterator<char>(l), std::istreambuf_iterator<char>());
     std::filesystem::remove_all(dir);
     ASSERT_FALSE(value_text.empty()) << "no sample in Prometheus after 60 s; last answer:\n"
                                      << answer << "\n---- prometheus log:\n"
