@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 
@@ -163,7 +164,12 @@ void MetricsServer::run() {
 void MetricsServer::accept_clients() {
     for (;;) {
         int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) return; // EAGAIN, or a failure the next poll retries (EMFILE)
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            // The connection stays in the backlog and the socket readable: pause rather than spin.
+            skiff::log::get("metrics")->warn("metrics: cannot accept: {}", std::strerror(errno));
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (fd < 0) return; // EAGAIN, or a failure the next poll retries
         if (clients_.size() >= options_.max_connections) {
             // Best effort on a fresh socket (its buffer is empty): the peer learns why.
             send_all(fd, response(503, "Service Unavailable", "too many metrics connections\n"));
@@ -180,7 +186,9 @@ void MetricsServer::accept_clients() {
 // the connection is done.
 bool MetricsServer::serve(Client &c) {
     char buf[4096];
-    for (;;) {
+    // A few reads per turn: a peer that floods the socket does not keep the thread to itself
+    // (more than a whole head's worth per turn either way).
+    for (int reads = 0; reads < 4; ++reads) {
         ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
         if (n == 0) return false;
         if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
@@ -201,6 +209,7 @@ bool MetricsServer::serve(Client &c) {
             answer(c, route(*req, render_));
         }
     }
+    return true;
 }
 
 // Sends the whole response now (blocking up to the send timeout), then keeps the connection
