@@ -214,6 +214,9 @@ TEST(SkiffTarget, BadArgumentsSayWhatWouldBeRight) {
              {{"--zero-copy-read-min", "1KiB"},
               "--zero-copy-read-min \"1KiB\": use 0 (always copy) or a size of 4KiB..8MiB"},
              {{"--zero-copy-read-min", "lots"}, "--zero-copy-read-min \"lots\": use 0"},
+             {{"--metrics", "localhost:9860"}, "--metrics \"localhost:9860\": expected ADDR:PORT"},
+             {{"--metrics", "127.0.0.1:0"},
+              "--metrics \"127.0.0.1:0\": expected ADDR:PORT with a port of 1..65535"},
          }) {
         TargetProcess p(c.args);
         EXPECT_EQ(p.wait_exit(), 1) << c.args[0];
