@@ -173,6 +173,12 @@ void MetricsServer::accept_clients() {
         if (clients_.size() >= options_.max_connections) {
             // Best effort on a fresh socket (its buffer is empty): the peer learns why.
             send_all(fd, response(503, "Service Unavailable", "too many metrics connections\n"));
+            // Whatever the peer sent already is read first: closing over unread bytes would reset
+            // the connection, and the peer could lose the answer.
+            char discard[1024];
+            for (int i = 0; i < 8 && ::recv(fd, discard, sizeof(discard), MSG_DONTWAIT) > 0; ++i) {
+            }
+            ::shutdown(fd, SHUT_WR);
             ::close(fd);
             skiff::log::get("metrics")->debug("metrics: refused a connection: {} already open",
                                               clients_.size());
