@@ -51,7 +51,7 @@ int connect_loopback(uint16_t port) {
 }
 
 // Sends `request` as is and returns everything the server sends until it closes.
-std::string exchange(uint16_t port, const std::string &request) {
+std::string http_exchange(uint16_t port, const std::string &request) {
     int fd = connect_loopback(port);
     if (fd < 0) return "(connect failed)";
     for (size_t off = 0; off < request.size();) {
@@ -131,7 +131,7 @@ class MetricsTest : public TargetTest {
 
     // GET /metrics; fails the test unless the answer is 200 with the exposition content type.
     std::string scrape() {
-        std::string r = exchange(metrics_port_, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        std::string r = http_exchange(metrics_port_, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         EXPECT_EQ(status_line(r), "HTTP/1.1 200 OK") << r.substr(0, 400);
         EXPECT_NE(r.find("Content-Type: text/plain; version=0.0.4"), std::string::npos) << r.substr(0, 400);
         const size_t body = r.find("\r\n\r\n");
@@ -264,26 +264,30 @@ TEST_F(MetricsTest, ErrorsAreCountedByStatus) {
 
 TEST_F(MetricsTest, HostileRequestsGetTheirErrorAndTheTargetKeepsServing) {
     start_with_metrics();
-    EXPECT_EQ(status_line(exchange(metrics_port_, "GARBAGE\r\n\r\n")), "HTTP/1.1 400 Bad Request");
-    EXPECT_EQ(status_line(exchange(metrics_port_, std::string("GET /metrics HTTP/1.1\r\nX: \x01\r\n\r\n"))),
-              "HTTP/1.1 400 Bad Request");
-    EXPECT_EQ(status_line(exchange(metrics_port_, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n")),
-              "HTTP/1.1 405 Method Not Allowed");
-    EXPECT_EQ(status_line(exchange(metrics_port_, "GET /debug HTTP/1.1\r\n\r\n")), "HTTP/1.1 404 Not Found");
-    EXPECT_EQ(status_line(exchange(metrics_port_, "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a'))),
-              "HTTP/1.1 431 Request Header Fields Too Large");
+    EXPECT_EQ(status_line(http_exchange(metrics_port_, "GARBAGE\r\n\r\n")), "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(
+        status_line(http_exchange(metrics_port_, std::string("GET /metrics HTTP/1.1\r\nX: \x01\r\n\r\n"))),
+        "HTTP/1.1 400 Bad Request");
+    EXPECT_EQ(
+        status_line(http_exchange(metrics_port_, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n")),
+        "HTTP/1.1 405 Method Not Allowed");
+    EXPECT_EQ(status_line(http_exchange(metrics_port_, "GET /debug HTTP/1.1\r\n\r\n")),
+              "HTTP/1.1 404 Not Found");
+    EXPECT_EQ(
+        status_line(http_exchange(metrics_port_, "GET /metrics HTTP/1.1\r\nX: " + std::string(20000, 'a'))),
+        "HTTP/1.1 431 Request Header Fields Too Large");
 
     // Connections that never send a head hold the endpoint's few slots; one more is turned away.
     std::vector<int> idle;
     for (int i = 0; i < 4; ++i) idle.push_back(connect_loopback(metrics_port_));
     std::this_thread::sleep_for(200ms); // accepted by the server thread
-    EXPECT_EQ(status_line(exchange(metrics_port_, "")), "HTTP/1.1 503 Service Unavailable");
+    EXPECT_EQ(status_line(http_exchange(metrics_port_, "")), "HTTP/1.1 503 Service Unavailable");
     for (int fd : idle) ::close(fd);
 
     // Still serving: scrapes (once the server has seen the idle ones go) and NVMe I/O.
     std::string r;
     for (int i = 0; i < 50; ++i) {
-        r = exchange(metrics_port_, "GET /metrics HTTP/1.0\r\n\r\n");
+        r = http_exchange(metrics_port_, "GET /metrics HTTP/1.0\r\n\r\n");
         if (status_line(r) != "HTTP/1.1 503 Service Unavailable") break;
         std::this_thread::sleep_for(50ms);
     }
@@ -418,8 +422,8 @@ TEST_F(MetricsTest, PrometheusScrapesTheTarget) {
     const auto deadline = std::chrono::steady_clock::now() + 60s;
     while (std::chrono::steady_clock::now() < deadline && value_text.empty()) {
         std::this_thread::sleep_for(500ms);
-        answer =
-            exchange(web, "GET /api/v1/query?query=skiff_namespace_read_commands_total HTTP/1.0\r\n\r\n");
+        answer = http_exchange(
+            web, "GET /api/v1/query?query=skiff_namespace_read_commands_total HTTP/1.0\r\n\r\n");
         const size_t body = answer.find("\r\n\r\n");
         if (body == std::string::npos) continue;
         const nlohmann::json j = nlohmann::json::parse(answer.substr(body + 4), nullptr, false);
