@@ -119,6 +119,7 @@ Status LiveConfig::build() {
     running_ = Config{};
     running_.target = initial.target;
     running_.transports = initial.transports;
+    running_.metrics = initial.metrics; // a start setting, as target and transports
     auto applied = apply(initial);
     if (!applied) return applied.error();
     return Status::success();
