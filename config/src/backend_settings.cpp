@@ -1,0 +1,40 @@
+#include "skiff/config/backend_settings.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace skiff::config {
+
+BackendSettings::BackendSettings() noexcept = default;
+
+BackendSettings::BackendSettings(nlohmann::json fields)
+    : fields_(std::make_unique<nlohmann::json>(std::move(fields))) {}
+
+BackendSettings::BackendSettings(const BackendSettings &other)
+    : fields_(other.fields_ ? std::make_unique<nlohmann::json>(*other.fields_) : nullptr) {}
+
+BackendSettings::BackendSettings(BackendSettings &&other) noexcept = default;
+
+BackendSettings &BackendSettings::operator=(const BackendSettings &other) {
+    if (this != &other) fields_ = other.fields_ ? std::make_unique<nlohmann::json>(*other.fields_) : nullptr;
+    return *this;
+}
+
+BackendSettings &BackendSettings::operator=(BackendSettings &&other) noexcept = default;
+
+BackendSettings::~BackendSettings() = default;
+
+const nlohmann::json &BackendSettings::json() const {
+    static const nlohmann::json empty = nlohmann::json::object();
+    return fields_ ? *fields_ : empty;
+}
+
+nlohmann::json &BackendSettings::json() {
+    if (!fields_) fields_ = std::make_unique<nlohmann::json>(nlohmann::json::object());
+    return *fields_;
+}
+
+bool BackendSettings::operator==(const BackendSettings &other) const {
+    return json() == other.json();
+}
+
+} // namespace skiff::config
