@@ -33,10 +33,10 @@ void read_aio(JsonReader &r, const json &in, const std::string &path, BackendCon
     if (create.value_or(false) && !size)
         r.error(join(path, "size"), "missing; \"create\": true needs the size of the file to create");
     out.size_bytes = size.value_or(0);
-    out.settings = {{"path", file.value_or("")},
-                    {"buffered", buffered.value_or(false)},
-                    {"queue_depth", depth.value_or(128)},
-                    {"create", create.value_or(false)}};
+    out.settings.json() = {{"path", file.value_or("")},
+                           {"buffered", buffered.value_or(false)},
+                           {"queue_depth", depth.value_or(128)},
+                           {"create", create.value_or(false)}};
 }
 
 // Host memory that skiff-host exports (the hostmem backend's options, HostmemOptions).
@@ -50,9 +50,9 @@ void read_hostmem(JsonReader &r, const json &in, const std::string &path, Backen
     read_memory_size(r, in, path, out);
     auto pci = r.string(in, path, "dpu_pci", false, "03:00.0");
     auto host_pci = r.string(in, path, "host_pci", false, "0b:00.0");
-    out.settings = {{"channel", channel.value_or("")},
-                    {"dpu_pci", pci.value_or("03:00.0")},
-                    {"host_pci", host_pci.value_or("")}};
+    out.settings.json() = {{"channel", channel.value_or("")},
+                           {"dpu_pci", pci.value_or("03:00.0")},
+                           {"host_pci", host_pci.value_or("")}};
 }
 
 // A Ceph RBD image through librados/librbd (the rbd backend's options, RbdOptions).
@@ -84,15 +84,15 @@ void read_rbd(JsonReader &r, const json &in, const std::string &path, BackendCon
     auto connect_timeout = r.integer(in, path, "connect_timeout_s", 1, 300, false);
     auto op_timeout = r.integer(in, path, "op_timeout_s", 1, 300, false);
     out.size_bytes = size.value_or(0);
-    out.settings = {{"pool", pool.value_or("")},
-                    {"image", image.value_or("")},
-                    {"namespace", ns.value_or("")},
-                    {"ceph_conf", conf.value_or("/etc/ceph/ceph.conf")},
-                    {"client", client.value_or("client.admin")},
-                    {"keyring", keyring.value_or("")},
-                    {"queue_depth", depth.value_or(128)},
-                    {"connect_timeout_s", connect_timeout.value_or(10)},
-                    {"op_timeout_s", op_timeout.value_or(10)}};
+    out.settings.json() = {{"pool", pool.value_or("")},
+                           {"image", image.value_or("")},
+                           {"namespace", ns.value_or("")},
+                           {"ceph_conf", conf.value_or("/etc/ceph/ceph.conf")},
+                           {"client", client.value_or("client.admin")},
+                           {"keyring", keyring.value_or("")},
+                           {"queue_depth", depth.value_or(128)},
+                           {"connect_timeout_s", connect_timeout.value_or(10)},
+                           {"op_timeout_s", op_timeout.value_or(10)}};
 }
 
 // An NVMe status as nvme-cli prints it: Status Code Type in bits 10:8, Status Code in 7:0
@@ -172,9 +172,10 @@ void read_error(JsonReader &r, const json &in, const std::string &path, BackendC
     }
     json b = {{"kind", base.kind}};
     if (base.size_bytes) b["size"] = format_size(base.size_bytes);
-    for (auto it = base.settings.begin(); it != base.settings.end(); ++it) b[it.key()] = it.value();
+    for (auto it = base.settings.json().begin(); it != base.settings.json().end(); ++it)
+        b[it.key()] = it.value();
     out.size_bytes = base.size_bytes;
-    out.settings = {{"base", b}, {"inject", inject}};
+    out.settings.json() = {{"base", b}, {"inject", inject}};
 }
 
 void read_base(JsonReader &r, const json &in, const std::string &path, BackendConfig &out) {

@@ -443,9 +443,9 @@ void check_datapath(JsonReader &r, const Config &c) {
     for (size_t i = 0; i < c.backends.size(); ++i) {
         // An error backend runs I/O on its base's channel.
         const bool wraps = c.backends[i].kind == "error";
-        const std::string kind = wraps
-                                     ? c.backends[i].settings.value("base", json::object()).value("kind", "")
-                                     : c.backends[i].kind;
+        const std::string kind =
+            wraps ? c.backends[i].settings.json().value("base", json::object()).value("kind", "")
+                  : c.backends[i].kind;
         if (kind == "aio" || kind == "hostmem" || kind == "rbd")
             r.error(index("backends", i) + (wraps ? ".base.kind" : ".kind"),
                     "\"" + kind +
@@ -743,7 +743,7 @@ const SubsystemConfig *Config::find_subsystem(const std::string &nqn) const {
 
 Config default_config() {
     Config c;
-    c.backends.push_back({"ram0", "ram", uint64_t(1) << 30, json::object()});
+    c.backends.push_back({"ram0", "ram", uint64_t(1) << 30, {}});
     SubsystemConfig s;
     s.nqn = "nqn.2026-11.io.skiff:default";
     s.serial = "SKIFF0001";
@@ -778,7 +778,7 @@ std::string summarize(const Config &c) {
     for (auto &b : c.backends) {
         o << "backend " << b.name << ": " << b.kind;
         if (b.size_bytes) o << ", " << format_size(b.size_bytes);
-        if (b.settings.contains("path")) o << ", " << b.settings["path"].get<std::string>();
+        if (b.settings.json().contains("path")) o << ", " << b.settings.json()["path"].get<std::string>();
         o << "\n";
     }
     for (auto &s : c.subsystems) {

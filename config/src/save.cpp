@@ -66,7 +66,8 @@ json to_json(const Config &c) {
     for (auto &b : c.backends) {
         json j = {{"name", b.name}, {"kind", b.kind}};
         if (b.size_bytes) j["size"] = format_size(b.size_bytes);
-        for (auto it = b.settings.begin(); it != b.settings.end(); ++it) j[it.key()] = it.value();
+        for (auto it = b.settings.json().begin(); it != b.settings.json().end(); ++it)
+            j[it.key()] = it.value();
         out["backends"].push_back(j);
     }
     out["subsystems"] = json::array();

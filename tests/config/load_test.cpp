@@ -83,15 +83,15 @@ TEST(Load, AioSettings) {
     ASSERT_TRUE(r.ok()) << r.error_text();
     const BackendConfig &d = r.config->backends[0];
     EXPECT_EQ(d.size_bytes, uint64_t(2) << 30);
-    EXPECT_EQ(d.settings["path"], "/var/lib/skiff/d.img");
-    EXPECT_EQ(d.settings["create"], true);
-    EXPECT_EQ(d.settings["buffered"], true);
-    EXPECT_EQ(d.settings["queue_depth"], 64);
+    EXPECT_EQ(d.settings.json()["path"], "/var/lib/skiff/d.img");
+    EXPECT_EQ(d.settings.json()["create"], true);
+    EXPECT_EQ(d.settings.json()["buffered"], true);
+    EXPECT_EQ(d.settings.json()["queue_depth"], 64);
     const BackendConfig &e = r.config->backends[1];
     EXPECT_EQ(e.size_bytes, 0u); // the device decides
-    EXPECT_EQ(e.settings["create"], false);
-    EXPECT_EQ(e.settings["buffered"], false);
-    EXPECT_EQ(e.settings["queue_depth"], 128);
+    EXPECT_EQ(e.settings.json()["create"], false);
+    EXPECT_EQ(e.settings.json()["buffered"], false);
+    EXPECT_EQ(e.settings.json()["queue_depth"], 128);
 }
 
 TEST(Load, ErrorBackendWrapsAnotherAndSavesBack) {
@@ -103,12 +103,12 @@ TEST(Load, ErrorBackendWrapsAnotherAndSavesBack) {
     const BackendConfig &b = r.config->backends[0];
     EXPECT_EQ(b.kind, "error");
     EXPECT_EQ(b.size_bytes, uint64_t(1) << 30); // the base's
-    EXPECT_EQ(b.settings["base"]["kind"], "aio");
-    EXPECT_EQ(b.settings["base"]["path"], "/var/lib/skiff/d.img");
-    EXPECT_EQ(b.settings["base"]["queue_depth"], 128); // the base kind's defaults filled in
-    EXPECT_EQ(b.settings["inject"]["read"]["status"], 0x281);
-    EXPECT_EQ(b.settings["inject"]["read"]["count"], 3);
-    EXPECT_EQ(b.settings["inject"]["flush"]["dnr"], true);
+    EXPECT_EQ(b.settings.json()["base"]["kind"], "aio");
+    EXPECT_EQ(b.settings.json()["base"]["path"], "/var/lib/skiff/d.img");
+    EXPECT_EQ(b.settings.json()["base"]["queue_depth"], 128); // the base kind's defaults filled in
+    EXPECT_EQ(b.settings.json()["inject"]["read"]["status"], 0x281);
+    EXPECT_EQ(b.settings.json()["inject"]["read"]["count"], 3);
+    EXPECT_EQ(b.settings.json()["inject"]["flush"]["dnr"], true);
     LoadResult again = parse_config(to_json(*r.config));
     ASSERT_TRUE(again.ok()) << again.error_text();
     EXPECT_TRUE(again.config->backends == r.config->backends);

@@ -41,7 +41,7 @@ TEST(Nvmetcli, ImportsTheExample) {
     const BackendConfig *b = c.find_backend(db.namespaces[1].backend);
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->kind, "aio");
-    EXPECT_EQ(b->settings["path"], "/var/lib/nvmet/db1.img");
+    EXPECT_EQ(b->settings.json()["path"], "/var/lib/nvmet/db1.img");
 
     const SubsystemConfig &logs = c.subsystems[1];
     EXPECT_TRUE(logs.allow_any_host);

@@ -44,7 +44,7 @@ TEST(PackagedConfig, BlueFieldExampleUsesWhatSkiffHostServiceLends) {
     const BackendConfig *b = r.config->find_backend("host0");
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->kind, "hostmem");
-    EXPECT_EQ(b->settings.value("channel", ""), host_conf_option("--channel"));
+    EXPECT_EQ(b->settings.json().value("channel", ""), host_conf_option("--channel"));
     auto lent = parse_size(host_conf_option("--size"));
     ASSERT_TRUE(lent.has_value()) << "host.conf --size";
     EXPECT_LE(b->size_bytes, *lent);

@@ -10,6 +10,7 @@
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -327,7 +328,7 @@ Result<config::Config> config_from_options(const Options &o) {
                     {"create", !o.size.empty()}};
     if (hostmem)
         settings = {{"channel", o.hostmem_channel}, {"dpu_pci", "03:00.0"}, {"host_pci", o.hostmem_host_pci}};
-    c.backends.push_back({"ns1", o.backend, *size, settings});
+    c.backends.push_back({"ns1", o.backend, *size, config::BackendSettings(std::move(settings))});
     config::SubsystemConfig s;
     s.nqn = o.nqn;
     s.serial = o.serial;

@@ -11,6 +11,8 @@
 #include "skiff/config/units.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace skiff::dataplane {
 namespace {
 
@@ -29,10 +31,10 @@ Made make_null(const config::BackendConfig &b) {
 // AioOptions from the validated settings (config/src/backend_kinds.cpp read_aio).
 Made make_aio(const config::BackendConfig &b) {
     AioOptions o;
-    o.path = b.settings.value("path", "");
-    o.buffered = b.settings.value("buffered", false);
-    o.queue_depth = b.settings.value("queue_depth", 128u);
-    o.create = b.settings.value("create", false);
+    o.path = b.settings.json().value("path", "");
+    o.buffered = b.settings.json().value("buffered", false);
+    o.queue_depth = b.settings.json().value("queue_depth", 128u);
+    o.create = b.settings.json().value("create", false);
     o.size_bytes = b.size_bytes;
     auto aio = AioDevice::open(o);
     if (!aio) return aio.error();
@@ -41,9 +43,9 @@ Made make_aio(const config::BackendConfig &b) {
 
 // HostmemOptions from the validated settings (config/src/backend_kinds.cpp read_hostmem).
 Made make_hostmem(const config::BackendConfig &b) {
-    auto hm =
-        HostmemDevice::create({b.settings.value("channel", ""), b.size_bytes,
-                               b.settings.value("dpu_pci", "03:00.0"), b.settings.value("host_pci", "")});
+    auto hm = HostmemDevice::create({b.settings.json().value("channel", ""), b.size_bytes,
+                                     b.settings.json().value("dpu_pci", "03:00.0"),
+                                     b.settings.json().value("host_pci", "")});
     if (!hm) return hm.error();
     return std::shared_ptr<nvmeof::target::BlockDevice>(*hm);
 }
@@ -52,15 +54,15 @@ Made make_hostmem(const config::BackendConfig &b) {
 // RbdOptions from the validated settings (config/src/backend_kinds.cpp read_rbd).
 Made make_rbd(const config::BackendConfig &b) {
     RbdOptions o;
-    o.pool = b.settings.value("pool", "");
-    o.image = b.settings.value("image", "");
-    o.rados_namespace = b.settings.value("namespace", "");
-    o.conf_path = b.settings.value("ceph_conf", "/etc/ceph/ceph.conf");
-    o.client_name = b.settings.value("client", "client.admin");
-    o.keyring = b.settings.value("keyring", "");
-    o.queue_depth = b.settings.value("queue_depth", 128u);
-    o.connect_timeout_s = b.settings.value("connect_timeout_s", 10u);
-    o.op_timeout_s = b.settings.value("op_timeout_s", 10u);
+    o.pool = b.settings.json().value("pool", "");
+    o.image = b.settings.json().value("image", "");
+    o.rados_namespace = b.settings.json().value("namespace", "");
+    o.conf_path = b.settings.json().value("ceph_conf", "/etc/ceph/ceph.conf");
+    o.client_name = b.settings.json().value("client", "client.admin");
+    o.keyring = b.settings.json().value("keyring", "");
+    o.queue_depth = b.settings.json().value("queue_depth", 128u);
+    o.connect_timeout_s = b.settings.json().value("connect_timeout_s", 10u);
+    o.op_timeout_s = b.settings.json().value("op_timeout_s", 10u);
     o.size_bytes = b.size_bytes;
     auto rbd = RbdDevice::open(o);
     if (!rbd) return rbd.error();
@@ -87,17 +89,17 @@ constexpr Factory kFactories[] = {{"ram", make_ram}, {"null", make_null},
 // The base backend from its validated object (config/src/backend_kinds.cpp read_error), then
 // the failures armed at creation.
 Made make_error_wrapper(const config::BackendConfig &b) {
-    const nlohmann::json &bj = b.settings.at("base");
-    config::BackendConfig base{b.name + ".base", bj.value("kind", ""), 0, nlohmann::json::object()};
+    const nlohmann::json &bj = b.settings.json().at("base");
+    config::BackendConfig base{b.name + ".base", bj.value("kind", ""), 0, {}};
     for (auto it = bj.begin(); it != bj.end(); ++it)
         if (it.key() == "size")
             base.size_bytes = config::parse_size(it.value().get<std::string>()).value_or(0);
         else if (it.key() != "kind")
-            base.settings[it.key()] = it.value();
+            base.settings.json()[it.key()] = it.value();
     auto made = make_backend(base);
     if (!made) return made.error();
     auto dev = std::make_shared<ErrorDevice>(*made);
-    const nlohmann::json &inject = b.settings.value("inject", nlohmann::json::object());
+    const nlohmann::json &inject = b.settings.json().value("inject", nlohmann::json::object());
     for (auto it = inject.begin(); it != inject.end(); ++it) {
         InjectOp op;
         if (!parse_inject_op(it.key().c_str(), op)) continue;

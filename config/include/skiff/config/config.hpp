@@ -3,7 +3,7 @@
 // it back. config/README.md is the schema.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "skiff/config/backend_settings.hpp"
 
 #include <array>
 #include <cstdint>
@@ -71,12 +71,13 @@ struct MetricsSettings {
 };
 
 // A named storage backend. Kind-specific fields live in `settings` (already checked by the
-// kind's validator, see backend_kinds.hpp), so adding a kind touches no struct.
+// kind's validator, see backend_kinds.hpp), so adding a kind touches no struct. They are a JSON
+// object held by BackendSettings, so that this header needs no <nlohmann/json.hpp>.
 struct BackendConfig {
     std::string name;
-    std::string kind;        // "ram", "null", "aio", ...
-    uint64_t size_bytes = 0; // 0: the device decides (aio on an existing file or block device)
-    nlohmann::json settings = nlohmann::json::object();
+    std::string kind;         // "ram", "null", "aio", ...
+    uint64_t size_bytes = 0;  // 0: the device decides (aio on an existing file or block device)
+    BackendSettings settings; // an empty object unless the kind has fields
 
     bool operator==(const BackendConfig &) const = default;
 };
