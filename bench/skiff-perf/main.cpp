@@ -7,6 +7,8 @@
 
 #include "skiff/core/log.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <sched.h>
 
 #include <atomic>

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
 namespace skiff::perf {

@@ -5,7 +5,8 @@
 #include "options.hpp"
 #include "session.hpp"
 
-#include <nlohmann/json.hpp>
+// nlohmann::json declared only: the files that build or read documents include <nlohmann/json.hpp>.
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 

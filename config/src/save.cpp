@@ -2,6 +2,8 @@
 
 #include "skiff/config/units.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

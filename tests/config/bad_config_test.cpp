@@ -3,6 +3,7 @@
 #include "skiff/config/load.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <string>

@@ -6,6 +6,7 @@
 #include "skiff/config/save.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 

@@ -10,6 +10,7 @@
 #include "skiff/nvmeof/tls/psk.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace skiff::config {
 namespace {

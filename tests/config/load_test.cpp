@@ -6,6 +6,7 @@
 #include "skiff/config/units.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 

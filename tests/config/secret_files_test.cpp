@@ -7,6 +7,7 @@
 #include "skiff/nvmeof/auth/secret_file.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>

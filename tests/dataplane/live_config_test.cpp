@@ -7,6 +7,7 @@
 #include "../helpers/free_port.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/socket.h>
 #include <unistd.h>

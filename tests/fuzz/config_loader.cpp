@@ -12,6 +12,8 @@
 #include "skiff/config/nvmetcli.hpp"
 #include "skiff/config/save.hpp"
 
+#include <nlohmann/json.hpp>
+
 using namespace skiff;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

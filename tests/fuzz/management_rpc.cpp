@@ -16,6 +16,8 @@
 #include "skiff/dataplane/management_server.hpp"
 #include "skiff/dataplane/target_service.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <memory>
 

@@ -5,6 +5,8 @@
 #include "skiff/dataplane/backend_factory.hpp"
 #include "skiff/nvmeof/transport/ip_address.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <set>
 

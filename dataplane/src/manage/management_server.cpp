@@ -8,6 +8,8 @@
 #include "skiff/nvmeof/transport/ip_address.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>

@@ -5,7 +5,8 @@
 
 #include "skiff/config/config.hpp"
 
-#include <nlohmann/json.hpp>
+// nlohmann::json declared only: the files that build or read documents include <nlohmann/json.hpp>.
+#include <nlohmann/json_fwd.hpp>
 
 #include <optional>
 #include <string>

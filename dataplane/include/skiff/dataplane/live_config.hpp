@@ -14,7 +14,8 @@
 #include "skiff/dataplane/target_service.hpp"
 #include "skiff/nvmeof/target/target.hpp"
 
-#include <nlohmann/json.hpp>
+// nlohmann::json declared only: the files that build or read documents include <nlohmann/json.hpp>.
+#include <nlohmann/json_fwd.hpp>
 
 #include <chrono>
 #include <map>

@@ -8,7 +8,8 @@
 #include "skiff/core/status.hpp"
 #include "skiff/dataplane/live_config.hpp"
 
-#include <nlohmann/json.hpp>
+// nlohmann::json declared only: the files that build or read documents include <nlohmann/json.hpp>.
+#include <nlohmann/json_fwd.hpp>
 
 #include <sys/types.h>
 
