@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <utility>
 
 namespace skiff::config {
 namespace {
@@ -113,6 +114,38 @@ TEST(Load, ErrorBackendWrapsAnotherAndSavesBack) {
     LoadResult again = parse_config(to_json(*r.config));
     ASSERT_TRUE(again.ok()) << again.error_text();
     EXPECT_TRUE(again.config->backends == r.config->backends);
+}
+
+// BackendSettings, the holder of BackendConfig::settings, behaves as the JSON object it holds:
+// empty by default, copied deeply, equal by value, still an empty object after being moved from.
+// (Here and not in a file of its own: that file would parse nlohmann/json and GoogleTest once
+// more in every build flavour, about 7 s each.)
+TEST(BackendSettings, DefaultIsAnEmptyObject) {
+    BackendSettings s;
+    EXPECT_EQ(std::as_const(s).json(), json::object());
+    EXPECT_EQ(s, BackendSettings(json::object()));
+    s.json()["path"] = "/var/lib/skiff/d.img";
+    EXPECT_EQ(s.json(), json({{"path", "/var/lib/skiff/d.img"}}));
+}
+
+TEST(BackendSettings, CopyIsIndependent) {
+    BackendSettings a(json{{"path", "/a"}, {"queue_depth", 64}});
+    BackendSettings b = a;
+    EXPECT_EQ(a, b);
+    b.json()["path"] = "/b";
+    EXPECT_EQ(a.json()["path"], "/a");
+    EXPECT_NE(a, b);
+    a = b;
+    EXPECT_EQ(a.json()["path"], "/b");
+    b.json()["queue_depth"] = 1;
+    EXPECT_EQ(a.json()["queue_depth"], 64);
+}
+
+TEST(BackendSettings, MovedFromIsEmpty) {
+    BackendSettings a(json{{"channel", "skiff-host"}});
+    BackendSettings b = std::move(a);
+    EXPECT_EQ(b.json()["channel"], "skiff-host");
+    EXPECT_EQ(std::as_const(a).json(), json::object()); // the documented moved-from state
 }
 
 // The tcp entry's zero-copy threshold reaches transport(), the one set of limits the target
