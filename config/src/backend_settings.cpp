@@ -33,6 +33,22 @@ nlohmann::json &BackendSettings::json() {
     return *fields_;
 }
 
+std::string BackendSettings::text(const std::string &key, const std::string &fallback) const {
+    return json().value(key, fallback);
+}
+
+void BackendSettings::set_text(const std::string &key, const std::string &value) {
+    json()[key] = value;
+}
+
+void BackendSettings::set_flag(const std::string &key, bool value) {
+    json()[key] = value;
+}
+
+void BackendSettings::set_number(const std::string &key, uint64_t value) {
+    json()[key] = value;
+}
+
 bool BackendSettings::operator==(const BackendSettings &other) const {
     return json() == other.json();
 }

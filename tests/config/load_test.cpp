@@ -148,6 +148,18 @@ TEST(BackendSettings, MovedFromIsEmpty) {
     EXPECT_EQ(std::as_const(a).json(), json::object()); // the documented moved-from state
 }
 
+// The flat setters write the same fields as the JSON they stand for (skiff-target's command line
+// builds its backend with them); text() falls back only when the field is absent.
+TEST(BackendSettings, FlatFieldsAreTheJsonFields) {
+    BackendSettings s;
+    s.set_text("path", "/dev/sdb");
+    s.set_flag("buffered", true);
+    s.set_number("queue_depth", 128);
+    EXPECT_EQ(s, BackendSettings(json{{"path", "/dev/sdb"}, {"buffered", true}, {"queue_depth", 128}}));
+    EXPECT_EQ(s.text("path", "none"), "/dev/sdb");
+    EXPECT_EQ(s.text("channel", "none"), "none");
+}
+
 // The tcp entry's zero-copy threshold reaches transport(), the one set of limits the target
 // takes; an rdma entry beside it keeps its own settings; it saves back only when not the default.
 TEST(Load, ZeroCopyReadMinIsATcpSetting) {

@@ -6,7 +6,6 @@
 #include "skiff/config/units.hpp"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -45,7 +44,7 @@ TEST(PackagedConfig, BlueFieldExampleUsesWhatSkiffHostServiceLends) {
     const BackendConfig *b = r.config->find_backend("host0");
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->kind, "hostmem");
-    EXPECT_EQ(b->settings.json().value("channel", ""), host_conf_option("--channel"));
+    EXPECT_EQ(b->settings.text("channel", ""), host_conf_option("--channel"));
     auto lent = parse_size(host_conf_option("--size"));
     ASSERT_TRUE(lent.has_value()) << "host.conf --size";
     EXPECT_LE(b->size_bytes, *lent);

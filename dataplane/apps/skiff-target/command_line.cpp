@@ -10,7 +10,6 @@
 #include "skiff/nvmeof/transport/transport.hpp"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -320,15 +319,19 @@ Result<config::Config> config_from_options(const Options &o) {
         rdma.srq_depth = o.rdma_srq_depth;
         c.transports.push_back(rdma);
     }
-    nlohmann::json settings = nlohmann::json::object();
-    if (aio) // a given --size creates or extends a regular file to it
-        settings = {{"path", std::filesystem::absolute(o.path).string()},
-                    {"buffered", o.buffered},
-                    {"queue_depth", 128},
-                    {"create", !o.size.empty()}};
-    if (hostmem)
-        settings = {{"channel", o.hostmem_channel}, {"dpu_pci", "03:00.0"}, {"host_pci", o.hostmem_host_pci}};
-    c.backends.push_back({"ns1", o.backend, *size, config::BackendSettings(std::move(settings))});
+    config::BackendSettings settings;
+    if (aio) { // a given --size creates or extends a regular file to it
+        settings.set_text("path", std::filesystem::absolute(o.path).string());
+        settings.set_flag("buffered", o.buffered);
+        settings.set_number("queue_depth", 128);
+        settings.set_flag("create", !o.size.empty());
+    }
+    if (hostmem) {
+        settings.set_text("channel", o.hostmem_channel);
+        settings.set_text("dpu_pci", "03:00.0");
+        settings.set_text("host_pci", o.hostmem_host_pci);
+    }
+    c.backends.push_back({"ns1", o.backend, *size, std::move(settings)});
     config::SubsystemConfig s;
     s.nqn = o.nqn;
     s.serial = o.serial;

@@ -10,7 +10,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 namespace skiff::config {
 
@@ -29,6 +31,15 @@ class BackendSettings {
     // The fields, an empty object when none were set.
     const nlohmann::json &json() const;
     nlohmann::json &json();
+
+    // Flat fields without <nlohmann/json.hpp>, for code that has no other use for it (skiff-target's
+    // command line). Separate names, not overloads of one set(): a string literal would convert
+    // to bool before std::string.
+    // The string field `key`, or `fallback` when there is none.
+    std::string text(const std::string &key, const std::string &fallback) const;
+    void set_text(const std::string &key, const std::string &value);
+    void set_flag(const std::string &key, bool value);
+    void set_number(const std::string &key, uint64_t value);
 
     // Equal when the JSON values are equal (an empty object equals no fields set).
     bool operator==(const BackendSettings &other) const;
