@@ -77,13 +77,15 @@ class ConnectionFault : public TargetTest {
         EXPECT_EQ(back, data);
     }
     // A victim host with a short keep-alive (the target drops it within about that much once
-    // its connections are gone, if nothing sooner).
+    // its connections are gone, if nothing sooner). It keeps its association alive while the
+    // test sets up (on a loaded machine, the skiff-ctl run and the acknowledged write can take
+    // longer than the KATO); each test stops the keep-alive (go_silent) where the fault starts.
     std::unique_ptr<host::Controller> victim() {
         host::ConnectOptions o = options();
         o.kato_ms = 1000;
-        o.auto_keep_alive = false;
         return connect(o);
     }
+    static void go_silent(host::Controller &v) { v.stop_keep_alive(); }
     void expect_acked_write_reads_back(uint64_t lba, uint32_t seed) {
         std::vector<uint8_t> back(kIoBytes);
         ASSERT_OK(bystander_->read(0, 1, lba, kIoBytes / kBlock, back.data(), kIoBytes));
@@ -100,6 +102,7 @@ TEST_F(ConnectionFault, ResetWhileTheTargetWaitsForH2CData) {
     ASSERT_EQ(wait_controllers(2), 2u);
     const auto acked = pattern(kIoBytes, 11);
     ASSERT_OK(v->write(0, 1, 1024, kIoBytes / kBlock, acked.data(), kIoBytes));
+    go_silent(*v);
     // Many large writes: the target answers each with R2T and waits for data that the host
     // never sends (it does not poll), then both of the host's connections are reset.
     std::vector<uint8_t> junk(kIoBytes, 0xEE);
@@ -120,6 +123,7 @@ TEST_F(ConnectionFault, ResetWhileTheTargetSendsC2HData) {
     ASSERT_EQ(wait_controllers(2), 2u);
     const auto acked = pattern(kIoBytes, 12);
     ASSERT_OK(v->write(0, 1, 1024, kIoBytes / kBlock, acked.data(), kIoBytes));
+    go_silent(*v);
     // 64 reads of 128 KiB (8 MiB) that the host does not receive: the target's sends fill the
     // socket and it is in the middle of C2HData when the connection is reset.
     std::vector<uint8_t> sink(kIoBytes);
@@ -140,6 +144,7 @@ TEST_F(ConnectionFault, HostThatVanishesWithoutFinExpiresByKeepAlive) {
     ASSERT_EQ(wait_controllers(2), 2u);
     const auto acked = pattern(kIoBytes, 13);
     ASSERT_OK(v->write(0, 1, 1024, kIoBytes / kBlock, acked.data(), kIoBytes));
+    go_silent(*v);
     // The host stops talking with its connections open (as when it loses power or network):
     // only the 1 s keep-alive tells the target.
     EXPECT_EQ(wait_controllers(1), 1u) << "the silent host's controller outlived its keep-alive";
@@ -152,6 +157,7 @@ TEST_F(ConnectionFault, RepeatedResetsLeaveNoController) {
         SCOPED_TRACE("round " + std::to_string(round));
         auto v = victim();
         ASSERT_NE(v, nullptr);
+        go_silent(*v);
         std::vector<uint8_t> buf(kIoBytes, uint8_t(round));
         for (int i = 0; i < 8; ++i) {
             ASSERT_OK(v->io_queue(0).submit(host::cmd::write(1, 4096 + i * 256, kIoBytes / kBlock),
