@@ -125,8 +125,8 @@ TEST(MetricsNamespaceCounters, RetiredQueuesKeepCounting) {
     tgt::SubsystemIoMetrics sub;
     auto a = std::make_unique<tgt::QueueIoMetrics>();
     auto b = std::make_unique<tgt::QueueIoMetrics>();
-    sub.attach(a.get());
-    sub.attach(b.get());
+    sub.attach(a.get(), "nqn.host-a");
+    sub.attach(b.get(), "nqn.host-b");
     a->ns(1).record(tgt::IoKind::kRead, 4096, 0, 2000);
     b->ns(1).record(tgt::IoKind::kWrite, 512, 0, 30'000);
     b->ns(1).record(tgt::IoKind::kRead, 0, tgt::error_key(NVME_SCT_MEDIA, NVME_SC_READ_ERROR), 40'000);
@@ -145,6 +145,51 @@ TEST(MetricsNamespaceCounters, RetiredQueuesKeepCounting) {
         EXPECT_EQ(ns1.latency[size_t(tgt::IoKind::kRead)].count(), 2u);
         EXPECT_EQ((*t)[2].commands[size_t(tgt::IoKind::kOther)], 1u);
     }
+}
+
+TEST(MetricsNamespaceCounters, HostsGetTheirQueuesCountsLiveAndRetired) {
+    tgt::SubsystemIoMetrics sub;
+    auto a1 = std::make_unique<tgt::QueueIoMetrics>();
+    auto a2 = std::make_unique<tgt::QueueIoMetrics>();
+    auto b = std::make_unique<tgt::QueueIoMetrics>();
+    auto idle = std::make_unique<tgt::QueueIoMetrics>();
+    sub.attach(a1.get(), "nqn.host-a");
+    sub.attach(a2.get(), "nqn.host-a");
+    sub.attach(b.get(), "nqn.host-b");
+    sub.attach(idle.get(), "nqn.host-idle");
+    a1->ns(1).record(tgt::IoKind::kRead, 4096, 0, 2000);
+    a2->ns(2).record(tgt::IoKind::kWrite, 512, 0, 3000);
+    b->ns(1).record(tgt::IoKind::kRead, 8192, 0, 4000);
+    for (int pass = 0; pass < 2; ++pass) {
+        const tgt::SubsystemIoMetrics::Snapshot s = sub.snapshot();
+        EXPECT_EQ(s.namespaces[0].read_bytes, 4096u + 8192u) << "pass " << pass;
+        EXPECT_EQ(s.namespaces[1].write_bytes, 512u) << "pass " << pass;
+        ASSERT_EQ(s.hosts.size(), 2u) << "pass " << pass; // a host without I/O has no row
+        const auto &a = s.hosts.at("nqn.host-a");
+        EXPECT_EQ(a.at(1).read_bytes, 4096u);
+        EXPECT_EQ(a.at(2).write_bytes, 512u);
+        EXPECT_EQ(s.hosts.at("nqn.host-b").at(1).commands[size_t(tgt::IoKind::kRead)], 1u);
+        EXPECT_EQ(s.hosts.at("nqn.host-b").count(2), 0u);
+        // The second pass: every queue is gone, the counts per namespace and per host are not.
+        for (auto *q : {&a1, &a2, &b, &idle}) {
+            sub.detach(q->get());
+            q->reset();
+        }
+    }
+}
+
+TEST(MetricsNamespaceCounters, RetiredHostsBeyondTheLimitCountTogether) {
+    tgt::SubsystemIoMetrics sub;
+    for (size_t i = 0; i < tgt::SubsystemIoMetrics::kMaxHosts + 3; ++i) {
+        tgt::QueueIoMetrics q;
+        sub.attach(&q, "nqn.host-" + std::to_string(i));
+        q.ns(1).record(tgt::IoKind::kRead, 512, 0, 1000);
+        sub.detach(&q);
+    }
+    const tgt::SubsystemIoMetrics::Snapshot s = sub.snapshot();
+    EXPECT_EQ(s.hosts.size(), tgt::SubsystemIoMetrics::kMaxHosts + 1);
+    EXPECT_EQ(s.hosts.at(tgt::SubsystemIoMetrics::kOtherHosts).at(1).commands[0], 3u);
+    EXPECT_EQ(s.namespaces[0].commands[0], tgt::SubsystemIoMetrics::kMaxHosts + 3);
 }
 
 TEST(MetricsNamespaceCounters, StatusesBeyondTheSlotsCountAsOther) {

@@ -1,6 +1,9 @@
 // An I/O queue's share of the per-namespace metrics (namespace_io_metrics.hpp): its block is
-// made at Connect when the target exports metrics, written at each completion on the queue's
-// poll group, and folded into the subsystem's totals when the queue is destroyed.
+// made at Connect when the target keeps I/O accounting (the metrics endpoint, or
+// metrics.accounting for skiff-ctl stats), written at each completion on the queue's poll group,
+// and folded into the subsystem's totals when the queue is destroyed. The block is attached with
+// its controller's host NQN: one queue belongs to one host, so the block is that host's share and
+// per-host counts cost nothing per I/O.
 #include "skiff/nvmeof/target/monotonic_clock.hpp"
 #include "skiff/nvmeof/target/namespace.hpp"
 #include "skiff/nvmeof/target/queue.hpp"
@@ -13,7 +16,7 @@ void Queue::start_metrics() {
     if (!target_.metrics_enabled() || qid_ == 0 || ctrl_->is_discovery() || metrics_) return;
     metrics_ = std::make_unique<QueueIoMetrics>();
     metrics_sink_ = ctrl_->subsystem().io_metrics();
-    metrics_sink_->attach(metrics_.get());
+    metrics_sink_->attach(metrics_.get(), ctrl_->hostnqn());
 }
 
 void Queue::stop_metrics() {

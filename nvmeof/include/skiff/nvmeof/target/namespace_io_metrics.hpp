@@ -1,6 +1,7 @@
-// Per-namespace I/O metrics of one queue (the Prometheus endpoint's source, dataplane/src/metrics):
+// Per-namespace I/O metrics of one queue (the source of the Prometheus endpoint,
+// dataplane/src/metrics, and of skiff-ctl stats):
 // commands, bytes and latency by kind, and errors by NVMe status. A queue keeps one block per
-// possible nsid, allocated when it connects (only when the target exports metrics) and written
+// possible nsid, allocated when it connects (only when the target keeps I/O accounting) and written
 // only by the queue's poll group at completion: relaxed single-writer atomics, no lock, no
 // allocation, no system call per I/O. SubsystemIoMetrics sums the live queues and those gone.
 #pragma once

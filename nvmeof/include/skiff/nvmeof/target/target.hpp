@@ -29,8 +29,9 @@ class Target {
     // Connection and queue counts against the limits (its own lock).
     Admission &admission() { return admission_; }
     const Admission &admission() const { return admission_; }
-    // The metrics endpoint is on: I/O queues keep per-namespace metrics and time each command.
-    // Set before the target serves; while off, the data path pays one branch per command.
+    // I/O accounting is on (the metrics endpoint, or metrics.accounting for skiff-ctl stats): I/O
+    // queues keep per-namespace metrics and time each command. Set before the target serves;
+    // while off, the data path pays one branch per command.
     void enable_metrics() { metrics_ = true; }
     bool metrics_enabled() const { return metrics_; }
 
