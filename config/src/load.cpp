@@ -381,10 +381,11 @@ void read_referrals(JsonReader &r, const json &j, std::vector<ReferralConfig> &o
     }
 }
 
-// metrics: {"listen": "127.0.0.1:9860"}.
+// metrics: {"listen": "127.0.0.1:9860", "accounting": true}.
 void read_metrics(JsonReader &r, const json &j, MetricsSettings &out) {
     const std::string p = "metrics";
-    if (!r.object(j, p, {"listen"})) return;
+    if (!r.object(j, p, {"listen", "accounting"})) return;
+    if (auto a = r.boolean(j, p, "accounting")) out.accounting = *a;
     auto v = r.string(j, p, "listen", false, "127.0.0.1:9860");
     if (!v) return;
     auto addr = nvmeof::transport::parse_listen_address(*v);
@@ -820,6 +821,7 @@ std::string summarize(const Config &c) {
     for (auto &ref : c.referrals)
         o << "referral " << ref.trtype << " " << nvmeof::transport::host_port(ref.addr, ref.port) << "\n";
     if (!c.metrics.listen.empty()) o << "metrics http://" << c.metrics.listen << "/metrics\n";
+    else if (c.metrics.accounting) o << "I/O accounting on (skiff-ctl stats), no metrics endpoint\n";
     return o.str();
 }
 

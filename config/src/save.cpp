@@ -101,7 +101,8 @@ json to_json(const Config &c) {
     out["referrals"] = json::array();
     for (auto &r : c.referrals)
         out["referrals"].push_back({{"trtype", r.trtype}, {"addr", r.addr}, {"port", r.port}});
-    if (!c.metrics.listen.empty()) out["metrics"] = {{"listen", c.metrics.listen}};
+    if (!c.metrics.listen.empty()) out["metrics"]["listen"] = c.metrics.listen;
+    if (c.metrics.accounting) out["metrics"]["accounting"] = true;
     if (!c.hosts.empty()) {
         out["hosts"] = json::array();
         for (auto &h : c.hosts) {

@@ -455,11 +455,16 @@ const std::vector<BadCase> kCases = {
          j["metrics"] = {{"listen", 9860}};
      },
      {"metrics.listen: expected a string such as \"127.0.0.1:9860\", got 9860"}},
+    {"metrics accounting as a string",
+     [](json &j) {
+         j["metrics"] = {{"accounting", "yes"}};
+     },
+     {"metrics.accounting: expected true or false, got \"yes\""}},
     {"metrics with an unknown key",
      [](json &j) {
          j["metrics"] = {{"port", 9860}};
      },
-     {"metrics.port: unknown key; expected one of listen"}},
+     {"metrics.port: unknown key; expected one of listen, accounting"}},
     {"several mistakes at once",
      [](json &j) {
          j["target"]["cores"] = 100;

@@ -341,5 +341,37 @@ TEST(LoadConfig, MetricsEndpointLoadsAndSavesBack) {
     EXPECT_FALSE(to_json(*off.config).contains("metrics"));
 }
 
+TEST(LoadConfig, IoAccountingAloneLoadsAndSavesBackAndTheEndpointImpliesIt) {
+    json doc = json::parse(R"({
+      "backends": [{"name": "r", "kind": "ram", "size": "4MiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:m", "namespaces": [{"nsid": 1, "backend": "r"}]}],
+      "listeners": [{"addr": "127.0.0.1", "port": 4420}],
+      "metrics": {"accounting": true}
+    })");
+    LoadResult r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_TRUE(r.config->metrics.accounting);
+    EXPECT_EQ(r.config->metrics.listen, "");
+    EXPECT_TRUE(r.config->metrics.accounting_on());
+    json saved = to_json(*r.config);
+    EXPECT_EQ(saved["metrics"], json({{"accounting", true}}));
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->metrics, r.config->metrics);
+    // The endpoint alone: accounting is on without being written.
+    doc["metrics"] = {{"listen", "127.0.0.1:9860"}};
+    LoadResult endpoint = parse_config(doc);
+    ASSERT_TRUE(endpoint.ok()) << endpoint.error_text();
+    EXPECT_FALSE(endpoint.config->metrics.accounting);
+    EXPECT_TRUE(endpoint.config->metrics.accounting_on());
+    EXPECT_FALSE(to_json(*endpoint.config)["metrics"].contains("accounting"));
+    // Neither: off.
+    doc["metrics"] = {{"accounting", false}};
+    LoadResult off = parse_config(doc);
+    ASSERT_TRUE(off.ok()) << off.error_text();
+    EXPECT_FALSE(off.config->metrics.accounting_on());
+    EXPECT_FALSE(to_json(*off.config).contains("metrics"));
+}
+
 } // namespace
 } // namespace skiff::config

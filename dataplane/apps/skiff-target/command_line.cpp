@@ -73,6 +73,8 @@ cli::ManPage man_page() {
         "    NVMe/RDMA on the RDMA device that owns 192.168.100.2\n"
         "skiff-target --metrics 127.0.0.1:9860\n"
         "    also serve Prometheus metrics at http://127.0.0.1:9860/metrics\n"
+        "skiff-target --io-accounting\n"
+        "    count I/O per namespace and per host for skiff-ctl stats, without a metrics endpoint\n"
         "skiff-target --check-config /etc/skiff/target.json && systemctl reload skiff-target\n"
         "    check an edited configuration, then apply it to the running service";
     m.see_also = "skiff-ctl --help, skiff-host --help, skiff-perf --help, nvme(1); config/README.md,\n"
@@ -180,7 +182,11 @@ void add_options(CLI::App &app, Options &o) {
                    "copying them first (0: always copy; 4KiB..8MiB; default 32KiB)");
     app.add_option("--metrics", o.metrics,
                    "serve Prometheus metrics at http://ADDR:PORT/metrics ([IPv6]:PORT for IPv6; overrides\n"
-                   "the file's metrics.listen; \"none\": no endpoint). Off unless given here or in the file");
+                   "the file's metrics.listen; \"none\": no endpoint). Off unless given here or in the file.\n"
+                   "Turns the I/O accounting on as well (--io-accounting)");
+    app.add_flag("--io-accounting", o.io_accounting,
+                 "count I/O commands, bytes, errors and latency per namespace and per host, for\n"
+                 "skiff-ctl stats, even without a metrics endpoint (the file's metrics.accounting)");
     app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|critical|off")
         ->capture_default_str();
 }
@@ -401,6 +407,7 @@ Status apply_limit_options(const Options &o, config::Config &c) {
 }
 
 Status apply_metrics_option(const Options &o, config::Config &c) {
+    if (o.io_accounting) c.metrics.accounting = true;
     if (o.metrics.empty()) return Status::success();
     if (o.metrics == "none") {
         c.metrics.listen.clear();

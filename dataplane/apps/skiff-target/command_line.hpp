@@ -50,6 +50,7 @@ struct Options {
     std::string zero_copy_read_min;
     // Prometheus endpoint ADDR:PORT, "none" to turn the file's off; "": not given.
     std::string metrics;
+    bool io_accounting = false; // --io-accounting
     std::string log_level = "info";
 };
 
@@ -64,8 +65,8 @@ Result<config::Config> config_from_options(const Options &o);
 // tcp entry when there is none), and --zero-copy-read-min into the tcp entries. The error names
 // the option and its range.
 Status apply_limit_options(const Options &o, config::Config &c);
-// Puts --metrics (when given) into c.metrics: an address, or "none" for no endpoint. The error
-// names the option and the expected form.
+// Puts --metrics (when given) into c.metrics: an address, or "none" for no endpoint; and
+// --io-accounting (metrics.accounting). The error names the option and the expected form.
 Status apply_metrics_option(const Options &o, config::Config &c);
 
 } // namespace skiff::target_app

@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
 
     tgt::Target target(dataplane::limits_from(cfg.transport()));
     // Before any queue connects: queues decide at Connect whether they keep metrics.
-    if (!cfg.metrics.listen.empty()) target.enable_metrics();
+    if (cfg.metrics.accounting_on()) target.enable_metrics();
     dataplane::LiveConfig live(target, cfg);
     if (auto st = live.build(); !st) return fail(st.error().message);
     dataplane::ServiceOptions sopts;

@@ -81,7 +81,8 @@ std::string needs_restart(const Config &cur, const Config &next) {
     if (cur.target.management_socket != next.target.management_socket)
         return "target.management_socket: moving the management socket needs a restart";
     if (cur.metrics != next.metrics)
-        return "metrics.listen: moving or turning the metrics endpoint on or off needs a restart";
+        return "metrics: moving or turning the metrics endpoint (metrics.listen) or the I/O accounting "
+               "(metrics.accounting) on or off needs a restart";
     for (auto &n : next.listeners)
         for (auto &c : cur.listeners)
             if (listener_key(n) == listener_key(c) &&

@@ -64,8 +64,14 @@ struct TransportSettings {
 };
 
 // The Prometheus metrics endpoint (dataplane/src/metrics/README.md): off unless `listen` is set.
+// The per-namespace, per-host I/O accounting behind it (and behind `skiff-ctl stats`) is on when
+// the endpoint is, or alone with `accounting`.
 struct MetricsSettings {
-    std::string listen; // "ADDR:PORT" or "[IPv6]:PORT"; empty: no endpoint
+    std::string listen;      // "ADDR:PORT" or "[IPv6]:PORT"; empty: no endpoint
+    bool accounting = false; // I/O accounting without an endpoint (skiff-ctl stats)
+
+    // Whether I/O queues keep their counts: the endpoint needs them, and so does skiff-ctl stats.
+    bool accounting_on() const { return accounting || !listen.empty(); }
 
     bool operator==(const MetricsSettings &) const = default;
 };
