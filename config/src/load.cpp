@@ -820,8 +820,10 @@ std::string summarize(const Config &c) {
           << nvmeof::transport::host_port(c.discovery->addr, c.discovery->port) << "\n";
     for (auto &ref : c.referrals)
         o << "referral " << ref.trtype << " " << nvmeof::transport::host_port(ref.addr, ref.port) << "\n";
-    if (!c.metrics.listen.empty()) o << "metrics http://" << c.metrics.listen << "/metrics\n";
-    else if (c.metrics.accounting) o << "I/O accounting on (skiff-ctl stats), no metrics endpoint\n";
+    if (!c.metrics.listen.empty())
+        o << "metrics http://" << c.metrics.listen << "/metrics\n";
+    else if (c.metrics.accounting)
+        o << "I/O accounting on (skiff-ctl stats), no metrics endpoint\n";
     return o.str();
 }
 

@@ -51,9 +51,9 @@ class SubsystemIoMetrics {
     HostTotals &retired_host(const std::string &hostnqn); // mu_ held
 
     mutable std::mutex mu_;
-    std::vector<Live> live_;                            // guarded by mu_
-    Totals retired_{};                                  // guarded by mu_
-    std::map<std::string, HostTotals> retired_hosts_;   // guarded by mu_
+    std::vector<Live> live_;                          // guarded by mu_
+    Totals retired_{};                                // guarded by mu_
+    std::map<std::string, HostTotals> retired_hosts_; // guarded by mu_
 };
 
 } // namespace skiff::nvmeof::target
