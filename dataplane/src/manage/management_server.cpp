@@ -5,6 +5,7 @@
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/error_device.hpp"
 #include "skiff/dataplane/management_peer.hpp"
+#include "skiff/dataplane/stats/io_stats.hpp"
 #include "skiff/nvmeof/transport/ip_address.hpp"
 #include "skiff/nvmeof/wire/command.hpp"
 
@@ -101,10 +102,10 @@ void remove_backend(json &doc, const std::string &name) {
     if (it != doc["backends"].end()) doc["backends"].erase(it);
 }
 
-const char *kMethods =
-    "list, controllers, connections, subsystem.add, subsystem.remove, namespace.add, namespace.remove, "
-    "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
-    "ana.set, referral.add, referral.remove, config.apply, save, reload, error.inject";
+const char *kMethods = "list, controllers, connections, io_stats, subsystem.add, subsystem.remove, "
+                       "namespace.add, namespace.remove, "
+                       "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
+                       "ana.set, referral.add, referral.remove, config.apply, save, reload, error.inject";
 
 // How long an ANA transition may keep a group in the change state: below ANATT (10 s, Identify
 // Controller), which is how long a host waits before it gives the path up.
@@ -439,6 +440,16 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     if (method == "controllers") return live_.controllers_json();
     if (method == "connections") return live_.connections_json();
     if (method == "error.inject") return error_inject(live_, params);
+    if (method == "io_stats") {
+        // io_stats {"subsystem"?: NQN}: cumulative I/O counters (stats/io_stats.hpp).
+        std::optional<std::string> subsystem;
+        if (params.contains("subsystem")) subsystem = str(params, "subsystem", "a subsystem NQN");
+        auto r = stats::io_stats_json(live_.target(), subsystem);
+        if (!r)
+            throw RpcError{r.error().code == DOCA_ERROR_NOT_FOUND ? kRpcInvalidParams : kRpcRefused,
+                           r.error().message};
+        return std::move(*r);
+    }
     if (method == "save") {
         std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");
         if (auto st = config::save_config_file(live_.running(), path); !st)

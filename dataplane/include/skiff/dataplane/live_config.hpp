@@ -55,6 +55,8 @@ class LiveConfig {
     // The open device of the backend named `name` (nullptr when there is none): for runtime
     // controls that are not configuration, such as error injection.
     std::shared_ptr<nvmeof::target::BlockDevice> device(const std::string &name) const;
+    // The target it manages, for read-only views (io_stats: the I/O counters).
+    const nvmeof::target::Target &target() const { return target_; }
     // Destroys removed namespaces that nothing uses any more (call periodically).
     size_t reap();
 
