@@ -1,6 +1,8 @@
 // skiff-ctl: changes a running skiff-target through its management socket (JSON-RPC 2.0, one
 // request per line). Every change is validated like a configuration file and applied whole, or
 // refused with the reason; nothing is half-applied.
+#include "stats.hpp"
+
 #include "skiff/core/man_page.hpp"
 #include "skiff/dataplane/management_peer.hpp"
 #include "skiff/dataplane/management_socket_path.hpp"
@@ -128,6 +130,8 @@ skiff::cli::ManPage man_page() {
         "    the discovery log page lists another target's discovery service\n"
         "skiff-ctl controllers\n"
         "    connected controllers with per-queue I/O statistics\n"
+        "skiff-ctl stats --hosts\n"
+        "    IOPS, MB/s and latency per namespace and per host, every second (needs --io-accounting)\n"
         "skiff-ctl connections\n"
         "    open connections (also those not connected yet) and queues per host, with the limits\n"
         "skiff-ctl error-inject flaky0 --op read --count 3 --status 0x281\n"
@@ -405,6 +409,57 @@ int main(int argc, char **argv) {
                   {"status", code},         {"dnr", inj_dnr}, {"delay_us", inj_delay}};
     });
 
+    // stats: samples io_stats every interval and prints the differences.
+    skiff::ctl::StatsOptions stats_opts;
+    bool stats_run = false;
+    auto *stats = app.add_subcommand(
+        "stats",
+        "live I/O per namespace (and per host): IOPS, MB/s, latency; needs the target's I/O accounting");
+    stats->footer(
+        "Every INTERVAL seconds skiff-ctl asks the target for its cumulative I/O counters (method\n"
+        "io_stats) and prints what changed since the previous sample: one table per sample, a line\n"
+        "per namespace (with --hosts, a line per host that used it under it):\n"
+        "  r/s w/s        Read and Write commands completed per second (failed ones included)\n"
+        "  rMB/s wMB/s    megabytes (10^6 bytes) per second moved by successful Reads and Writes\n"
+        "  r_avg r_p50 r_p99, w_avg w_p50 w_p99\n"
+        "                 latency in microseconds inside the target, from the command received to\n"
+        "                 its response handed to the transport (the network is not included):\n"
+        "                 the average is exact; p50 and p99 are interpolated within the target's\n"
+        "                 latency histogram buckets (1, 2, 5, 10, 20, 50 ... us up to 1 s), so they\n"
+        "                 are estimates within the bucket they fall in; '-' when there was no I/O\n"
+        "  other/s        Flush, Write Zeroes, Dataset Management, Compare, ... per second\n"
+        "  err            commands that failed in the interval\n"
+        "The first table comes after one interval. The counts are kept per I/O queue by the target\n"
+        "only when its I/O accounting is on: start skiff-target with --io-accounting (or --metrics,\n"
+        "or \"metrics\": {\"accounting\": true} in its configuration). Otherwise skiff-ctl stats says so\n"
+        "and exits 1.\n"
+        "\n"
+        "--json prints one JSON object per line per sample instead of a table, for scripts:\n"
+        "  {\"time\": \"2026-11-28T16:20:01Z\", \"interval_s\": 1.0, \"namespaces\": [{\"subsystem\": NQN,\n"
+        "   \"nsid\": 1, \"read\": {\"commands\", \"bytes\", \"iops\", \"mb_per_s\", \"avg_us\", "
+        "\"p50_us\",\n"
+        "   \"p99_us\"}, \"write\": {...}, \"other\": {...}, \"errors\": 0}], \"hosts\": [... \"hostnqn\": "
+        "NQN ...]}\n"
+        "(latencies null without I/O; \"hosts\" only with --hosts). The cumulative counters themselves:\n"
+        "skiff-ctl call io_stats.\n"
+        "\n"
+        "Examples:\n"
+        "  skiff-ctl stats\n"
+        "      every namespace, every second, until Ctrl-C\n"
+        "  skiff-ctl stats --hosts --subsystem nqn.2026-11.io.skiff:default\n"
+        "      one subsystem, with a line per host under each namespace\n"
+        "  skiff-ctl stats --json --interval 5 --count 12 > minute.jsonl\n"
+        "      a minute of 5-second samples for a script");
+    stats->add_option("-i,--interval", stats_opts.interval_s, "seconds between samples (0.1 .. 3600)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.1, 3600.0));
+    stats->add_option("-c,--count", stats_opts.count,
+                      "print this many samples, then exit (default: until Ctrl-C)");
+    stats->add_flag("--json", stats_opts.json, "one JSON object per line per sample instead of a table");
+    stats->add_option("--subsystem", stats_opts.subsystem, "only this subsystem (NQN)");
+    stats->add_flag("--hosts", stats_opts.hosts, "also a line per host (host NQN) under each namespace");
+    stats->final_callback([&] { stats_run = true; });
+
     // Any method by name (scripts, and what the subcommands do not cover).
     std::string raw_params = "{}";
     auto *raw =
@@ -437,6 +492,9 @@ int main(int argc, char **argv) {
                      tried.c_str());
         return 1;
     }
+    if (stats_run)
+        return skiff::ctl::run_stats(
+            stats_opts, [&](const std::string &m, const json &p) { return call(socket_path, m, p); });
     json resp = call(socket_path, method, params);
     if (resp.contains("error")) {
         std::fprintf(stderr, "skiff-ctl: %s\n",
