@@ -180,10 +180,11 @@ void add_options(CLI::App &app, Options &o) {
     app.add_option("--zero-copy-read-min", o.zero_copy_read_min,
                    "NVMe/TCP: send reads of at least this size from a RAM namespace's memory instead of\n"
                    "copying them first (0: always copy; 4KiB..8MiB; default 32KiB)");
-    app.add_option("--metrics", o.metrics,
-                   "serve Prometheus metrics at http://ADDR:PORT/metrics ([IPv6]:PORT for IPv6; overrides\n"
-                   "the file's metrics.listen; \"none\": no endpoint). Off unless given here or in the file.\n"
-                   "Turns the I/O accounting on as well (--io-accounting)");
+    app.add_option(
+        "--metrics", o.metrics,
+        "serve Prometheus metrics at http://ADDR:PORT/metrics ([IPv6]:PORT for IPv6; overrides\n"
+        "the file's metrics.listen; \"none\": no endpoint). Off unless given here or in the file.\n"
+        "Turns the I/O accounting on as well (--io-accounting)");
     app.add_flag("--io-accounting", o.io_accounting,
                  "count I/O commands, bytes, errors and latency per namespace and per host, for\n"
                  "skiff-ctl stats, even without a metrics endpoint (the file's metrics.accounting)");
