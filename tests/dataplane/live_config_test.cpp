@@ -189,6 +189,16 @@ TEST(LiveConfig, RefusedChangesChangeNothing) {
     EXPECT_NE(res.error().message.find("transports: every transport setting"), std::string::npos)
         << res.error().message;
     EXPECT_EQ(r.live.running().transport().zero_copy_read_min, 32u * 1024);
+
+    // Queues decide at Connect whether they count: the accounting is a start setting.
+    json accounting = base_doc();
+    accounting["metrics"] = {{"accounting", true}};
+    res = r.live.apply(parse(accounting));
+    ASSERT_FALSE(res.ok());
+    EXPECT_EQ(res.error().message,
+              "metrics: moving or turning the metrics endpoint (metrics.listen) or the I/O "
+              "accounting (metrics.accounting) on or off needs a restart");
+    EXPECT_FALSE(r.live.running().metrics.accounting);
 }
 
 TEST(LiveConfig, PerListenerSubsystemsAndHosts) {
