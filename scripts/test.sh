@@ -116,7 +116,7 @@ if [ -n "$lab_pid" ]; then
   cat "$lab_log"
   if [ "$(wc -l <"$lab_times")" = 2 ]; then
     { read -r lab_t0; read -r lab_t1; } <"$lab_times"
-    printf '== lab tests took %d:%02d, from minute %d, beside the stages after the release stage\n' \
+    printf '== lab tests took %d:%02d, from minute %d, beside the fuzz and arm64 stages\n' \
       $(( (lab_t1 - lab_t0) / 60 )) $(( (lab_t1 - lab_t0) % 60 )) $(( (lab_t0 - start) / 60 ))
   fi
   [ $lab_rc = 0 ] || failed=1

@@ -26,6 +26,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -356,6 +357,18 @@ int tcp_connect(const std::string &addr, uint16_t port) {
     return -1;
 }
 
+// Without RDMA-CM no disconnect handshake tells the server that the client's last SEND was
+// acknowledged: destroyed at once, the server's queue pair can take the acknowledgement with it,
+// and the client retransmits to a queue pair that is gone until its send times out (seen on a
+// loaded machine). So the TCP connection of the descriptor exchange stays open until the client's
+// last send completed, and the server waits for the client to close it (bounded).
+void wait_for_peer_close(int fd, int seconds) {
+    pollfd p{fd, POLLIN, 0};
+    char byte;
+    while (::poll(&p, 1, seconds * 1000) > 0 && ::recv(fd, &byte, 1, 0) > 0) {
+    }
+}
+
 bool stop_and_destroy(Side &s) {
     doca_error_t rc = doca_ctx_stop(s.ctx);
     check(rc == DOCA_SUCCESS || rc == DOCA_ERROR_IN_PROGRESS, "doca_ctx_stop");
@@ -407,12 +420,11 @@ int run_server(const std::string &device, uint16_t port, bool no_cm) {
     check(blob2 == blob && blob2_len == blob_len, "a second export hands out the same descriptor");
 
     post_receive(s, recv_area); // before any connection: it sits on the shared receive queue
+    int side_fd = -1;           // no_cm: the descriptor exchange's TCP connection (see wait_for_peer_close)
     if (no_cm) {
-        int fd = tcp_accept_one(port);
-        if (!check(fd >= 0, "server: TCP peer for the descriptor exchange")) return 1;
-        bool ok = connect_without_cm(s, fd, "server");
-        ::close(fd);
-        if (!ok) return 1;
+        side_fd = tcp_accept_one(port);
+        if (!check(side_fd >= 0, "server: TCP peer for the descriptor exchange")) return 1;
+        if (!connect_without_cm(s, side_fd, "server")) return 1;
     } else {
         check_rc(doca_rdma_start_listen_to_port(s.rdma, port), "doca_rdma_start_listen_to_port");
         std::printf("listening on port %u\n", port);
@@ -463,6 +475,10 @@ int run_server(const std::string &device, uint16_t port, bool no_cm) {
     if (!no_cm) // without RDMA-CM nothing tells this side about the peer's disconnect
         progress_until(
             s, [] { return ev.disconnected; }, "server: disconnect event");
+    if (side_fd >= 0) {
+        wait_for_peer_close(side_fd, 60);
+        ::close(side_fd);
+    }
     stop_and_destroy(s);
     std::printf("server: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
@@ -476,12 +492,11 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     for (size_t i = 0; i < kRegion; ++i) write_src[i] = pattern(i, 0xa0);
 
     post_receive(s, recv_area);
+    int side_fd = -1; // no_cm: closed once the last send completed (wait_for_peer_close)
     if (no_cm) {
-        int fd = tcp_connect(addr, port);
-        if (!check(fd >= 0, "client: TCP connection for the descriptor exchange")) return 1;
-        bool ok = connect_without_cm(s, fd, "client");
-        ::close(fd);
-        if (!ok) return 1;
+        side_fd = tcp_connect(addr, port);
+        if (!check(side_fd >= 0, "client: TCP connection for the descriptor exchange")) return 1;
+        if (!connect_without_cm(s, side_fd, "client")) return 1;
     }
     doca_rdma_addr *a = nullptr;
     check_rc(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, addr.c_str(), port, &a),
@@ -583,6 +598,7 @@ int run_client(const std::string &device, const std::string &addr, uint16_t port
     if (!progress_until(
             s, [] { return ev.send_done == 2; }, "client: final send"))
         return 1;
+    if (side_fd >= 0) ::close(side_fd);
     check_rc(doca_rdma_connection_disconnect(ev.conn), "client: disconnect");
     if (!no_cm)
         progress_until(
