@@ -100,7 +100,7 @@ TcpQueuePair::~TcpQueuePair() {
     ::close(fd_);
     if (buffers_) {
         transport::buffer_areas::remove(buffers_);
-        slot_redzones::unpoison(buffers_, buffers_len_);
+        for (auto &req : reqs_) slot_redzones::unpoison(req.slot_buf + req.slot_cap);
         munmap(buffers_, buffers_len_);
     }
 }
