@@ -8,9 +8,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <thread>
 
@@ -215,4 +217,49 @@ TEST(tls_session, BytesThatAreNotTlsAreNamedSo) {
     ASSERT_EQ(::write(sp.fd[1], junk, sizeof(junk) - 1), ssize_t(sizeof(junk) - 1));
     EXPECT_FALSE(drive(**s, sp.fd[0]));
     EXPECT_NE((*s)->error().find("not a TLS ClientHello"), std::string::npos) << (*s)->error();
+}
+
+// OpenSSL writes with write(2): a peer that resets must cost its connection (EPIPE), not the
+// process. Each case runs in a child process, SIGPIPE first set back to its default there.
+namespace {
+
+int in_child(void (*body)()) {
+    pid_t pid = ::fork();
+    if (pid == 0) body();
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+    return WEXITSTATUS(st);
+}
+
+[[noreturn]] void write_after_the_peer_closed() {
+    std::signal(SIGPIPE, SIG_DFL);
+    SocketPair sp;
+    PskStore store;
+    auto s = TlsSession::accept(sp.fd[0], store);
+    if (!s.ok()) std::_Exit(3);
+    ::close(sp.fd[1]);
+    sp.fd[1] = -1;
+    char b = 0;
+    ssize_t n = ::write(sp.fd[0], &b, 1); // what OpenSSL does on a connection the peer closed
+    std::_Exit(n < 0 && errno == EPIPE ? 0 : 4);
+}
+
+void on_sigpipe(int) {}
+
+[[noreturn]] void own_handler_is_kept() {
+    std::signal(SIGPIPE, on_sigpipe);
+    SocketPair sp;
+    auto c = TlsSession::connect(sp.fd[1], session_psk(key(PskHash::kSha256, 1), kHost, kSub));
+    if (!c.ok()) std::_Exit(3);
+    struct sigaction now {};
+    sigaction(SIGPIPE, nullptr, &now);
+    std::_Exit(now.sa_handler == on_sigpipe ? 0 : 4);
+}
+
+} // namespace
+
+TEST(tls_session, APeerThatClosedCostsEpipeNotTheProcess) {
+    EXPECT_EQ(in_child(write_after_the_peer_closed), 0) << "128 + 13 is death by SIGPIPE";
+    EXPECT_EQ(in_child(own_handler_is_kept), 0);
 }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <mutex>
 
@@ -34,6 +35,14 @@ std::string ssl_errors() {
 SSL_CTX *make_ctx(bool server);
 
 // One context per side for the process: its settings never change, sessions share it.
+// See the header: write(2) on a reset connection must not end the process. Checked at every
+// session (one system call per connection), so a program that resets SIGPIPE later is covered.
+void ignore_sigpipe_if_default() {
+    struct sigaction now {};
+    if (sigaction(SIGPIPE, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO))
+        signal(SIGPIPE, SIG_IGN);
+}
+
 SSL_CTX *shared_ctx(bool server) {
     static std::once_flag once[2];
     static SSL_CTX *ctx[2] = {nullptr, nullptr};
@@ -157,6 +166,7 @@ SSL_CTX *make_ctx(bool server) {
 } // namespace
 
 Result<std::unique_ptr<TlsSession>> TlsSession::accept(int fd, const PskStore &store) {
+    ignore_sigpipe_if_default();
     SSL_CTX *ctx = shared_ctx(true);
     if (!ctx)
         return make_error(DOCA_ERROR_INITIALIZATION, "cannot create the TLS server context: " + ssl_errors());
@@ -173,6 +183,7 @@ Result<std::unique_ptr<TlsSession>> TlsSession::accept(int fd, const PskStore &s
 }
 
 Result<std::unique_ptr<TlsSession>> TlsSession::connect(int fd, SessionPsk psk) {
+    ignore_sigpipe_if_default();
     SSL_CTX *ctx = shared_ctx(false);
     if (!ctx)
         return make_error(DOCA_ERROR_INITIALIZATION, "cannot create the TLS client context: " + ssl_errors());

@@ -7,6 +7,11 @@
 //
 // All calls are non-blocking: they return what the socket allowed now. No allocation after
 // the handshake (the write coalescing buffer is allocated with the session).
+//
+// OpenSSL writes to the socket with write(2), which raises SIGPIPE on a connection the peer
+// has reset. Creating a session therefore sets SIGPIPE to "ignore" when it is at
+// its default (a program with its own SIGPIPE handler keeps it): a peer that resets must end
+// its connection with EPIPE, never the process.
 #pragma once
 
 #include "skiff/core/status.hpp"
