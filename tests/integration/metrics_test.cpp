@@ -103,19 +103,6 @@ std::optional<double> value(const Samples &s, const std::string &name,
     return found;
 }
 
-// A host tool (not one of the build's programs, so never through SKIFF_TEST_EMULATOR): its exit
-// code and its stdout and stderr.
-CommandOutput host_tool(const std::string &cmd) {
-    CommandOutput r{-1, ""};
-    FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.output.append(buf, n);
-    const int status = ::pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
-}
-
 struct PerfResult {
     int exit_code;
     std::string out;
@@ -311,7 +298,7 @@ TEST_F(MetricsTest, SlowHeadTimesOut) {
 }
 
 TEST_F(MetricsTest, PromtoolFindsNothingToSayAboutAScrape) {
-    if (host_tool("command -v promtool").exit_code != 0)
+    if (run_host_tool("command -v promtool").exit_code != 0)
         GTEST_SKIP() << "promtool is not installed (Debian package prometheus, in scripts/install-deps.sh)";
     start_with_metrics();
     auto ctrl = connect(options()); // a controller and an error, so every family has samples
@@ -322,7 +309,7 @@ TEST_F(MetricsTest, PromtoolFindsNothingToSayAboutAScrape) {
     const std::string body = scrape();
     const std::string file = ::testing::TempDir() + "skiff-metrics-" + std::to_string(::getpid()) + ".txt";
     std::ofstream(file) << body;
-    CommandOutput r = host_tool("promtool check metrics < " + file);
+    CommandOutput r = run_host_tool("promtool check metrics < " + file);
     std::filesystem::remove(file);
     EXPECT_EQ(r.exit_code, 0) << r.output << "\n---- scrape:\n" << body;
     EXPECT_EQ(r.output, "") << "---- scrape:\n" << body;
@@ -387,7 +374,7 @@ std::string loopback_port_text(uint16_t port) {
 }
 
 TEST_F(MetricsTest, PrometheusScrapesTheTarget) {
-    if (host_tool("command -v prometheus").exit_code != 0)
+    if (run_host_tool("command -v prometheus").exit_code != 0)
         GTEST_SKIP() << "prometheus is not installed (Debian package prometheus, in scripts/install-deps.sh)";
     start_with_metrics();
     PerfResult p = perf("--rw randread --bs 4k --qd 4 --time 300ms");

@@ -32,8 +32,12 @@ namespace skiff::itest {
 using namespace std::chrono_literals;
 
 CommandOutput run_command(const std::string &cmd) {
+    return run_host_tool(skiff::test::shell_command(cmd));
+}
+
+CommandOutput run_host_tool(const std::string &cmd) {
     CommandOutput r{-1, ""};
-    FILE *p = ::popen((skiff::test::shell_command(cmd) + " 2>&1").c_str(), "r");
+    FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
     if (!p) return r;
     char buf[4096];
     while (size_t n = std::fread(buf, 1, sizeof(buf), p)) r.output.append(buf, n);

@@ -62,6 +62,9 @@ struct CommandOutput {
 // Runs a shell command that starts with one of the build's programs (through SKIFF_TEST_EMULATOR
 // when set), stdout and stderr captured together.
 CommandOutput run_command(const std::string &cmd);
+// Runs a host tool (not one of the build's programs, so never through SKIFF_TEST_EMULATOR) with
+// /bin/sh; stdout and stderr together, as run_command.
+CommandOutput run_host_tool(const std::string &cmd);
 // Runs skiff-ctl against the management socket `socket` with `args`, as run_command does.
 CommandOutput run_ctl(const std::string &socket, const std::string &args);
 
