@@ -36,9 +36,24 @@ class TargetTest : public ::testing::Test {
     // kSizeBytes in kBlock blocks, kSerial/kModel; an option given in `extra` replaces the default.
     // io_port_ / disc_port_ may be chosen before the call (free_port()), e.g. to name them in extra;
     // both listen on loopback_.
+    // Ports chosen here are free when chosen, but under ctest -j another test's connection may
+    // take one before the target binds it: then the target is started again on fresh ones.
     void start_target(const std::vector<std::string> &extra = {}) {
-        if (io_port_ == 0) io_port_ = free_port();
-        if (disc_port_ == 0) disc_port_ = free_port();
+        const bool own_io = io_port_ == 0, own_disc = disc_port_ == 0;
+        for (int attempt = 1;; ++attempt) {
+            if (own_io) io_port_ = free_port();
+            if (own_disc) disc_port_ = free_port();
+            launch_target(extra);
+            if (target_->started() || attempt == 3 || !(own_io || own_disc) ||
+                target_->log().find("Address already in use") == std::string::npos)
+                break;
+        }
+        ASSERT_TRUE(target_->started()) << "skiff-target did not answer an ICReq on port " << io_port_
+                                        << "\ncommand: " << target_->command_line() << "\noutput:\n"
+                                        << target_->log();
+    }
+
+    void launch_target(const std::vector<std::string> &extra) {
         const std::vector<std::pair<std::string, std::string>> defaults{
             {"--listen", nvmeof::transport::host_port(loopback_, io_port_)},
             {"--discovery", nvmeof::transport::host_port(loopback_, disc_port_)},
@@ -57,9 +72,6 @@ class TargetTest : public ::testing::Test {
         }
         args.insert(args.end(), extra.begin(), extra.end());
         target_ = std::make_unique<TargetProcess>(args, ready_port_ ? ready_port_ : io_port_, loopback_);
-        ASSERT_TRUE(target_->started()) << "skiff-target did not answer an ICReq on port " << io_port_
-                                        << "\ncommand: " << target_->command_line() << "\noutput:\n"
-                                        << target_->log();
     }
 
     nvmeof::host::ConnectOptions options(const std::string &subnqn = kNqn) const {
