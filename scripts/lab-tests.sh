@@ -16,6 +16,11 @@
 #                     keeps fio verify running on namespace 1 while skiff-ctl adds namespace 2
 #                     (the guest sees /dev/nvmeXn2 appear without reconnecting) and removes it
 #                     (it disappears).
+#   discovery-change  tests/lab/discovery-change.sh: the guest keeps a persistent discovery
+#                     controller (nvme discover -p); skiff-ctl adds a subsystem and namespace; the
+#                     guest kernel's NVME_AEN=0x70f002 uevent (discovery log page change) leads to
+#                     nvme connect-all through that controller, as nvme-cli's udev rule does; the
+#                     new namespace passes fio verify.
 #   error-inject      tests/lab/error-inject.sh: namespace 1 on an `error` backend, namespace 2 on
 #                     RAM; skiff-ctl arms an Unrecovered Read Error (with and without DNR) and a
 #                     Write Fault; the guest's read fails (the kernel logs the status) or is
@@ -158,6 +163,10 @@ test_kernel_initiator_options() {
 
 test_live_namespace() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/live-namespace.sh"
+}
+
+test_discovery_change() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/discovery-change.sh"
 }
 
 test_error_inject() {
@@ -338,7 +347,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")

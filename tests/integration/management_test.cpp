@@ -1,6 +1,7 @@
 // Live management against the real skiff-target process: skiff-ctl over the Unix socket, a
 // connected initiator receiving the namespace-changed event, bad requests, save + reload, SIGHUP.
 #include "../support/build_paths.hpp"
+#include "async_events.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -88,26 +89,6 @@ class ManagementTest : public ::testing::Test {
     uint16_t port_ = 0;
     std::unique_ptr<TargetProcess> target_;
 };
-
-// Arms namespace-attribute notices and parks one Asynchronous Event Request.
-uint16_t park_aer(host::Controller &c) {
-    nvmeof::wire::Sqe sqe{};
-    sqe.opcode = nvme_admin_async_event;
-    auto cid = c.admin_queue().submit(sqe, host::DataDir::kNone, nullptr, 0);
-    EXPECT_TRUE(cid.ok());
-    return cid.ok() ? *cid : 0;
-}
-
-// Waits (bounded) for the AER's completion; returns its result dword.
-std::optional<uint32_t> wait_aer(host::Controller &c, uint16_t cid) {
-    for (int i = 0; i < 100; ++i) {
-        host::Completion done;
-        while (c.admin_queue().pop_completion(done))
-            if (done.cid == cid) return static_cast<uint32_t>(done.cqe.result);
-        (void)c.admin_queue().poll(100ms);
-    }
-    return std::nullopt;
-}
 
 std::vector<uint32_t> changed_list(host::Controller &c) {
     uint32_t list[1024] = {};

@@ -320,17 +320,22 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
             done.push_back("removed subsystem " + s.nqn);
             continue;
         }
+        bool hosts_changed = s.allow_any_host != n->allow_any_host;
         live->set_allow_any_host(n->allow_any_host);
         for (auto &h : s.allowed_hosts)
             if (std::find(n->allowed_hosts.begin(), n->allowed_hosts.end(), h) == n->allowed_hosts.end()) {
                 live->disallow_host(h);
+                hosts_changed = true;
                 done.push_back("removed host " + h + " from " + s.nqn);
             }
         for (auto &h : n->allowed_hosts)
             if (std::find(s.allowed_hosts.begin(), s.allowed_hosts.end(), h) == s.allowed_hosts.end()) {
                 live->allow_host(h);
+                hosts_changed = true;
                 done.push_back("allowed host " + h + " on " + s.nqn);
             }
+        // Which hosts the discovery log lists the subsystem to: persistent discovery hears of it.
+        if (hosts_changed) target_.note_discovery_change();
     }
     // A host that lost its access loses its controllers now, not at its next reconnect.
     if (size_t n = target_.enforce_host_access())

@@ -72,6 +72,8 @@ void execute_discovery_log(Request &req) {
 
     nvmf_discovery_log header{};
     header.genctr = target.discovery_generation();
+    const bool retain = req.cmd.cdw10 & (1u << 15); // RAE
+    q.controller()->discovery_log_read(header.genctr, retain);
     header.numrec = numrec;
     header.recfmt = 0;
     w.put(0, &header, sizeof(header));

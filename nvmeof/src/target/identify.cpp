@@ -141,6 +141,7 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     id.ofcs = 1; // Disconnect supported
     if (ctrl.is_discovery()) {
         id.maxcmd = limits.max_admin_queue_depth;
+        id.oaes = NVME_CTRL_OAES_DL; // Discovery Log Page Change notices (persistent discovery)
         return;
     }
     id.oaes = NVME_CTRL_OAES_NA;

@@ -185,6 +185,14 @@ bool Queue::poll(uint64_t now_ms) {
         ctrl_->mask_ana_event();
         complete(*aer);
     }
+    if (ctrl_->parked_aers() && ctrl_->is_discovery() &&
+        ctrl_->collect_discovery_change(target_.discovery_generation())) {
+        Request *aer = ctrl_->take_aer();
+        // Notice (type 2), discovery log page change (info F0h), log page 70h.
+        aer->cqe.result =
+            NVME_AER_NOTICE | (NVME_AER_NOTICE_DISC_CHANGED << 8) | (NVME_LOG_LID_DISCOVER << 16);
+        complete(*aer);
+    }
     if (ctrl_->parked_aers() && ctrl_->collect_reservation_event()) {
         Request *aer = ctrl_->take_aer();
         // I/O command set specific (type 6), reservation log page available (info 0), page 80h.

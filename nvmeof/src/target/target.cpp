@@ -68,6 +68,11 @@ void Target::set_referrals(std::vector<Port> referrals) {
     ++discovery_generation_;
 }
 
+void Target::note_discovery_change() {
+    std::lock_guard lock(mu_);
+    ++discovery_generation_;
+}
+
 std::vector<Port> Target::referrals() const {
     std::lock_guard lock(mu_);
     return referrals_;
@@ -136,6 +141,8 @@ std::shared_ptr<Controller> Target::create_controller(std::shared_ptr<Subsystem>
         if (max_transfer != 0 && max_transfer < limits.max_transfer) limits.max_transfer = max_transfer;
         auto ctrl = std::make_shared<Controller>(id, std::move(subsystem), std::move(hostnqn), hostid,
                                                  kato_ms, port_id, limits);
+        // A discovery controller's host reads the log after Connect: changes count from now.
+        if (ctrl->is_discovery()) ctrl->discovery_log_read(discovery_generation(), false);
         controllers_[id] = ctrl;
         return ctrl;
     }
@@ -203,11 +210,6 @@ std::shared_ptr<const HostAuth> Target::discovery_auth(const std::string &hostnq
             return nullptr; // which secret would the host bring? none is asked for
     }
     return found;
-}
-
-uint64_t Target::discovery_generation() const {
-    std::lock_guard lock(mu_);
-    return discovery_generation_;
 }
 
 } // namespace skiff::nvmeof::target

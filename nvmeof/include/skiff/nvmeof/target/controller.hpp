@@ -137,6 +137,13 @@ class Controller {
     // read without RAE).
     bool collect_reservation_event();
     void mask_resv_event() { resv_event_masked_ = true; }
+    // Discovery Log Page Change events (discovery controllers; discovery_change.cpp): true when
+    // the log moved past the generation the host last read, the event is enabled (Set Features
+    // Asynchronous Event Configuration bit 31) and not already sent unanswered. Taking it masks
+    // the event until the host reads the log without RAE.
+    bool collect_discovery_change(uint64_t generation);
+    void discovery_log_read(uint64_t generation, bool retain);
+
     // Takes the oldest notice (count 0 when there is none) and how many remain after it.
     ResvNotice take_reservation_notice(size_t &remaining, bool retain);
 
@@ -172,6 +179,9 @@ class Controller {
     std::array<uint32_t, kMaxNamespaces> changed_{};
     size_t changed_count_ = 0;
     bool ns_event_masked_ = false;
+
+    uint64_t disc_generation_seen_ = 0;
+    bool disc_event_masked_ = false;
 
     uint64_t ana_changes_seen_ = 0;
     bool ana_changes_pending_ = false;

@@ -12,6 +12,7 @@
 #include "skiff/nvmeof/target/subsystem.hpp"
 #include "skiff/nvmeof/tls/psk_store.hpp"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -92,8 +93,12 @@ class Target {
     tls::PskStore &tls_psks() { return tls_psks_; }
     const tls::PskStore &tls_psks() const { return tls_psks_; }
 
-    // Bumped when subsystems, ports or host lists change (discovery log GENCTR).
-    uint64_t discovery_generation() const;
+    // Bumped when subsystems, ports or host lists change (discovery log GENCTR). Lock-free:
+    // every discovery controller's admin queue compares it at each poll (discovery_change.cpp).
+    uint64_t discovery_generation() const { return discovery_generation_.load(std::memory_order_acquire); }
+    // For changes the discovery log shows that Target does not make itself: a subsystem's host
+    // list or allow-any-host switch (their editor calls this after changing them).
+    void note_discovery_change();
 
   private:
     Limits limits_;
@@ -108,7 +113,7 @@ class Target {
     std::map<uint16_t, std::shared_ptr<Controller>> controllers_;
     uint16_t next_cntlid_ = 1;
     uint16_t next_port_id_ = 1;
-    uint64_t discovery_generation_ = 1;
+    std::atomic<uint64_t> discovery_generation_{1}; // written under mu_
     HostAuthMap host_auth_;
 };
 
