@@ -226,6 +226,33 @@ TEST_F(AioDeviceTest, ACreatedFileIsExtendedButNeverShrunk) {
     EXPECT_EQ(std::filesystem::file_size(path), 2u << 20);
 }
 
+// A live resize: the file is extended and the new range takes I/O through an open channel.
+TEST_F(AioDeviceTest, GrowExtendsTheFileAndTheNewRangeTakesIo) {
+    const std::string path = dir + "/live.img";
+    auto dev = open({.path = path, .size_bytes = 1 << 20, .create = true});
+    ASSERT_TRUE(dev);
+    tgt::IoChannel &ch = channel(*dev);
+    void *raw = nullptr;
+    ASSERT_EQ(posix_memalign(&raw, 4096, 4096), 0);
+    std::unique_ptr<uint8_t, decltype(&std::free)> buf(static_cast<uint8_t *>(raw), &std::free);
+    std::memset(buf.get(), 0x7E, 4096);
+    EXPECT_NE(run(ch, tgt::IoOp::kWrite, 1 << 20, 4096, buf.get()), 0) << "a write past the end was taken";
+
+    ASSERT_TRUE(dev->grow(2 << 20));
+    EXPECT_EQ(dev->size_bytes(), 2u << 20);
+    EXPECT_EQ(std::filesystem::file_size(path), 2u << 20);
+    ASSERT_EQ(run(ch, tgt::IoOp::kWrite, (2 << 20) - 4096, 4096, buf.get()), 0);
+    std::memset(buf.get(), 0, 4096);
+    ASSERT_EQ(run(ch, tgt::IoOp::kRead, (2 << 20) - 4096, 4096, buf.get()), 0);
+    EXPECT_EQ(buf.get()[0], 0x7E);
+    EXPECT_EQ(buf.get()[4095], 0x7E);
+
+    auto smaller = dev->grow(1 << 20);
+    ASSERT_FALSE(smaller);
+    EXPECT_NE(smaller.error().message.find(path), std::string::npos) << smaller.error().message;
+    EXPECT_EQ(std::filesystem::file_size(path), 2u << 20);
+}
+
 // The message names the path and says what is wrong.
 void expect_error(const Result<std::shared_ptr<AioDevice>> &r, const std::string &path,
                   const std::string &says) {

@@ -51,6 +51,40 @@ TEST(RamDevice, WriteReadCompareAndDeallocateWithPartialPages) {
     EXPECT_EQ(got, data);
 }
 
+// Growth happens in place: the bytes stay where they were (a pointer a poll group holds, a
+// read view being sent, stays valid) and the new range reads as zeroes.
+TEST(RamDevice, GrowsInPlaceUpToFourTimesItsSizeAndNeverShrinks) {
+    auto made = RamDevice::create(64 * 1024);
+    ASSERT_TRUE(made.ok());
+    RamDevice &dev = **made;
+    std::vector<uint8_t> data(4096, 0x3C);
+    ASSERT_EQ(dev.write(60 * 1024, data.data(), data.size()), 0);
+    const uint8_t *view = dev.read_view(60 * 1024, 4096);
+
+    ASSERT_TRUE(dev.grow(128 * 1024));
+    EXPECT_EQ(dev.size_bytes(), 128u * 1024);
+    EXPECT_EQ(dev.read_view(60 * 1024, 4096), view) << "the bytes moved";
+    std::vector<uint8_t> got(4096);
+    ASSERT_EQ(dev.read(60 * 1024, got.data(), got.size()), 0);
+    EXPECT_EQ(got, data);
+    ASSERT_EQ(dev.read(124 * 1024, got.data(), got.size()), 0);
+    EXPECT_EQ(got, std::vector<uint8_t>(4096, 0));
+    ASSERT_EQ(dev.write(124 * 1024, data.data(), data.size()), 0); // the new end is writable
+    ASSERT_EQ(dev.read(124 * 1024, got.data(), got.size()), 0);
+    EXPECT_EQ(got, data);
+
+    ASSERT_TRUE(dev.grow(RamDevice::kGrowthFactor * 64 * 1024));
+    auto past = dev.grow(RamDevice::kGrowthFactor * 64 * 1024 + 4096);
+    ASSERT_FALSE(past);
+    EXPECT_NE(past.error().message.find("times the size it started with"), std::string::npos)
+        << past.error().message;
+    for (uint64_t bad : {uint64_t(64 * 1024), uint64_t(300 * 1024 + 1)}) {
+        auto st = dev.grow(bad);
+        EXPECT_FALSE(st) << bad;
+    }
+    EXPECT_EQ(dev.size_bytes(), RamDevice::kGrowthFactor * 64 * 1024);
+}
+
 TEST(NullDevice, ReadsZeroesAndDropsWrites) {
     NullDevice dev(1 << 20);
     EXPECT_EQ(dev.size_bytes(), 1u << 20);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -199,6 +200,41 @@ TEST(LiveConfig, RefusedChangesChangeNothing) {
               "metrics: moving or turning the metrics endpoint (metrics.listen) or the I/O "
               "accounting (metrics.accounting) on or off needs a restart");
     EXPECT_FALSE(r.live.running().metrics.accounting);
+}
+
+// A configuration whose only change is a backend's larger size (a file edited, then SIGHUP):
+// the same device and namespace objects grow; a connected host keeps its controller and data.
+TEST(LiveConfig, ALargerBackendSizeGrowsTheNamespaceInPlace) {
+    Running r(base_doc());
+    auto s = r.target.find_subsystem(kA);
+    const tgt::Namespace *before = s->find_namespace(1);
+    auto host = connect(r.port(), kA);
+    ASSERT_NE(host, nullptr);
+    std::vector<uint8_t> data(4096, 0x42), back(4096);
+    ASSERT_TRUE(host->write(0, 1, (16u << 20) / 512 - 8, 8, data.data(), 4096).ok());
+
+    json next = base_doc();
+    next["backends"][0]["size"] = "48MiB";
+    auto res = r.live.apply(parse(next));
+    ASSERT_TRUE(res.ok()) << res.error().message;
+    EXPECT_NE(std::find(res->begin(), res->end(), "namespace 1 of " + kA + " grew to 50331648 bytes"),
+              res->end());
+    EXPECT_EQ(s->find_namespace(1), before) << "the namespace was made anew";
+    EXPECT_EQ(before->num_blocks(), (48u << 20) / 512);
+    EXPECT_EQ(s->find_namespace(2)->num_blocks(), (16u << 20) / 512);
+    EXPECT_EQ(r.live.running().find_backend("b1")->size_bytes, 48u << 20);
+    ASSERT_TRUE(host->read(0, 1, (16u << 20) / 512 - 8, 8, back.data(), 4096).ok());
+    EXPECT_EQ(back, data);
+    ASSERT_TRUE(host->write(0, 1, (48u << 20) / 512 - 8, 8, data.data(), 4096).ok());
+
+    // Past the RAM reservation: refused whole, nothing changes.
+    json huge = base_doc();
+    huge["backends"][0]["size"] = "1GiB";
+    res = r.live.apply(parse(huge));
+    ASSERT_FALSE(res.ok());
+    EXPECT_NE(res.error().message.find("backend \"b1\" cannot grow"), std::string::npos)
+        << res.error().message;
+    EXPECT_EQ(before->num_blocks(), (48u << 20) / 512);
 }
 
 TEST(LiveConfig, PerListenerSubsystemsAndHosts) {

@@ -121,6 +121,8 @@ skiff::cli::ManPage man_page() {
         "disk0 --ceph-conf /etc/ceph/ceph.conf\n"
         "    a namespace on the Ceph RBD image rbd/disk0\n"
         "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
+        "skiff-ctl namespace resize nqn.2026-11.io.skiff:default 1 --size 2GiB\n"
+        "    namespace 1 grows to 2 GiB; connected hosts see the new size without reconnecting\n"
         "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
         "skiff-ctl listener add fd00::2 4420\n"
         "    an NVMe/TCP listener on an IPv6 address (written without brackets)\n"
@@ -195,10 +197,10 @@ int main(int argc, char **argv) {
     srm->add_option("nqn", nqn, "subsystem NQN")->required();
     on(srm, "subsystem.remove", [&] { params["nqn"] = nqn; });
 
-    // namespace add|remove
-    auto *ns =
-        app.add_subcommand("namespace", "add or remove a namespace (hosts get a namespace-changed event)")
-            ->require_subcommand(1);
+    // namespace add|remove|resize
+    auto *ns = app.add_subcommand("namespace",
+                                  "add, remove or grow a namespace (hosts get a namespace-changed event)")
+                   ->require_subcommand(1);
     uint32_t nsid = 0, block_size = 512;
     std::string kind = "ram", size, path, backend_name, uuid;
     std::string rbd_pool, rbd_image, rbd_ns, ceph_conf, rbd_client, keyring;
@@ -246,6 +248,14 @@ int main(int argc, char **argv) {
     on(nrm, "namespace.remove", [&] {
         params = {{"nqn", nqn}, {"nsid", nsid}, {"keep_backend", keep_backend}};
     });
+
+    auto *nrs = ns->add_subcommand("resize", "grow a namespace while hosts are connected (ram: up to 4x the "
+                                             "size it started with; aio: a file is extended, a block device "
+                                             "must be grown first; rbd: the image is resized)");
+    nrs->add_option("nqn", nqn, "subsystem NQN")->required();
+    nrs->add_option("nsid", nsid, "namespace id")->required();
+    nrs->add_option("--size", size, "the new size, larger than today's, e.g. 2GiB")->required();
+    on(nrs, "namespace.resize", [&] { params = {{"nqn", nqn}, {"nsid", nsid}, {"size", size}}; });
 
     // listener add|remove
     auto *lst = app.add_subcommand("listener", "add or remove a listener")->require_subcommand(1);

@@ -84,7 +84,7 @@ Result<std::shared_ptr<AioDevice>> AioDevice::open(const AioOptions &options) {
     skiff::log::get("dataplane")
         ->info("aio backend: {} ({}, {}): {} bytes, block size {}, deallocate {}", options.path,
                dev->block_device_ ? "block device" : "file", options.buffered ? "buffered" : "O_DIRECT",
-               dev->size_, dev->block_size_,
+               dev->size_bytes(), dev->block_size_,
                dev->dealloc_ == DeallocateMode::kReadsZeroes   ? "reads zeroes"
                : dev->dealloc_ == DeallocateMode::kUnspecified ? "discard"
                                                                : "unsupported");
@@ -132,6 +132,30 @@ Status AioDevice::probe() {
     if (size_ == 0)
         return path_error(path, "is " + std::to_string(actual) + " bytes: too small for one " +
                                     std::to_string(block_size_) + "-byte block (give a size and `create`)");
+    return Status::success();
+}
+
+Status AioDevice::grow(uint64_t new_size_bytes) {
+    const std::string &path = options_.path;
+    if (new_size_bytes <= size_bytes() || new_size_bytes % block_size_)
+        return path_error(path, "grows to a larger multiple of " + std::to_string(block_size_) +
+                                    " bytes than its " + std::to_string(size_bytes()) + ", not to " +
+                                    std::to_string(new_size_bytes));
+    uint64_t actual = 0;
+    if (block_device_) {
+        if (ioctl(fd_, BLKGETSIZE64, &actual) != 0)
+            return errno_error(path, "cannot read the block device's size", errno);
+        if (actual < new_size_bytes)
+            return path_error(path, "is " + std::to_string(actual) + " bytes, smaller than " +
+                                        std::to_string(new_size_bytes) + " (grow the device first)");
+    } else {
+        struct stat st {};
+        if (fstat(fd_, &st) != 0) return errno_error(path, "cannot stat", errno);
+        actual = static_cast<uint64_t>(st.st_size);
+        if (actual < new_size_bytes && ftruncate(fd_, static_cast<off_t>(new_size_bytes)) != 0)
+            return errno_error(path, "cannot extend to " + std::to_string(new_size_bytes) + " bytes", errno);
+    }
+    size_.store(new_size_bytes, std::memory_order_release);
     return Status::success();
 }
 

@@ -150,8 +150,8 @@ Status RbdDevice::connect() {
         return make_error(DOCA_ERROR_INVALID_VALUE,
                           who + "the image is " + std::to_string(actual) + " bytes: smaller than 4 KiB");
     skiff::log::get("dataplane")
-        ->info("rbd backend: {} as {}: {} bytes, features {}{}", label_, client_name_of(o.client_name), size_,
-               feature_names(features),
+        ->info("rbd backend: {} as {}: {} bytes, features {}{}", label_, client_name_of(o.client_name),
+               size_bytes(), feature_names(features),
                features & RBD_FEATURE_EXCLUSIVE_LOCK
                    ? ""
                    : " (no exclusive-lock: serve it from one gateway only, and stuck writes wait for librbd "
@@ -256,6 +256,26 @@ void RbdDevice::watch_loop() {
         set_lost(!ok);
         wake_.wait_for(lock, std::chrono::milliseconds(options_.probe_interval_ms));
     }
+}
+
+Status RbdDevice::grow(uint64_t new_size_bytes) {
+    if (new_size_bytes <= size_bytes() || new_size_bytes % 4096)
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          label_ + ": grows to a larger multiple of 4096 bytes than its " +
+                              std::to_string(size_bytes()) + ", not to " + std::to_string(new_size_bytes));
+    uint64_t actual = 0;
+    if (int rc = rbd_get_size(image_, &actual); rc < 0)
+        return make_error(DOCA_ERROR_IO_FAILED,
+                          label_ + ": cannot read the image's size: " + std::strerror(-rc));
+    if (actual < new_size_bytes) {
+        if (int rc = rbd_resize(image_, new_size_bytes); rc < 0)
+            return make_error(DOCA_ERROR_IO_FAILED, label_ + ": rbd_resize to " +
+                                                        std::to_string(new_size_bytes) +
+                                                        " bytes failed: " + std::strerror(-rc));
+    }
+    size_.store(new_size_bytes, std::memory_order_release);
+    skiff::log::get("dataplane")->info("rbd backend: {} grew to {} bytes", label_, new_size_bytes);
+    return Status::success();
 }
 
 } // namespace skiff::dataplane

@@ -56,11 +56,29 @@ const config::NamespaceConfig *find_ns(const config::SubsystemConfig *s, uint32_
 }
 
 // Whether a namespace stays as it is: same settings on the same, unchanged backend.
+// Unchanged, or only its backend grew in place (`grown`): the namespace stays, hosts keep it.
 bool ns_unchanged(const Config &cur, const Config &next, const config::NamespaceConfig &a,
-                  const config::NamespaceConfig *b) {
+                  const config::NamespaceConfig *b, const std::set<std::string> &grown) {
     if (!b || !(a == *b)) return false;
     const config::BackendConfig *ba = cur.find_backend(a.backend), *bb = next.find_backend(b->backend);
-    return ba && bb && *ba == *bb;
+    if (!ba || !bb) return false;
+    if (!grown.count(bb->name)) return *ba == *bb;
+    config::BackendConfig resized = *ba;
+    resized.size_bytes = bb->size_bytes;
+    return resized == *bb;
+}
+
+// The same backend with only a larger size: it grows in place (BlockDevice::grow), keeping its
+// bytes and its namespace's hosts, instead of being made again.
+// A backend whose size the device decided (size 0: an aio file's or an rbd image's) grows when
+// the new size is larger than the device's.
+bool grows_in_place(const config::BackendConfig &old, const config::BackendConfig &next,
+                    const tgt::BlockDevice &device) {
+    const uint64_t was = old.size_bytes ? old.size_bytes : device.size_bytes();
+    if (next.size_bytes <= was) return false;
+    config::BackendConfig resized = old;
+    resized.size_bytes = next.size_bytes;
+    return resized == next;
 }
 
 // The smallest block size the device can serve (O_DIRECT alignment), where devices say so.
@@ -198,11 +216,22 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
     // Prepare everything that can fail — devices, namespaces, new subsystems, listeners — before
     // touching the target, so a failure leaves it exactly as it was.
     std::map<std::string, std::shared_ptr<tgt::BlockDevice>> devices;
+    std::set<std::string> grown; // backends grown in place: their namespaces grow, not restart
     for (auto &b : next.backends) {
         const config::BackendConfig *old = cur.find_backend(b.name);
         auto have = devices_.find(b.name);
         if (old && *old == b && have != devices_.end()) {
             devices[b.name] = have->second;
+            continue;
+        }
+        if (old && have != devices_.end() && grows_in_place(*old, b, *have->second)) {
+            // A failed apply may have grown it already: growing is harmless, so it stays grown.
+            if (have->second->size_bytes() < b.size_bytes)
+                if (Status st = have->second->grow(b.size_bytes); !st)
+                    return refuse("backend \"" + b.name + "\" cannot grow to " +
+                                  std::to_string(b.size_bytes) + " bytes: " + st.error().message);
+            devices[b.name] = have->second;
+            grown.insert(b.name);
             continue;
         }
         auto made = make_backend(b);
@@ -224,7 +253,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
         }
         for (auto &ns : s.namespaces) {
             const config::NamespaceConfig *was = find_ns(old, ns.nsid);
-            if (was && ns_unchanged(cur, next, *was, &ns)) continue;
+            if (was && ns_unchanged(cur, next, *was, &ns, grown)) continue;
             auto made = make_namespace(s.nqn, ns, devices[ns.backend]);
             if (!made) return refuse(made.error().message);
             ns_add.push_back({s.nqn, *made});
@@ -311,7 +340,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
         if (!live) continue;
         const config::SubsystemConfig *n = next.find_subsystem(s.nqn);
         for (auto &ns : s.namespaces) {
-            if (n && ns_unchanged(cur, next, ns, find_ns(n, ns.nsid))) continue;
+            if (n && ns_unchanged(cur, next, ns, find_ns(n, ns.nsid), grown)) continue;
             remove_namespace(*live, ns.nsid);
             done.push_back("removed namespace " + std::to_string(ns.nsid) + " from " + s.nqn);
         }
@@ -350,6 +379,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
         done.push_back("added namespace " + std::to_string(a.ns->nsid()) + " (" + a.ns->device().kind() +
                        ") to " + a.nqn);
     }
+    grow_namespaces(next, grown, devices, done);
     devices_ = std::move(devices);
     if (service_) apply_ana(next, ana_transition_ms, done);
     if (!(cur.referrals == next.referrals)) {
@@ -385,6 +415,29 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
     auto log = skiff::log::get("manage");
     for (auto &line : done) log->info("{}", line);
     return done;
+}
+
+// The namespaces on backends that grew take the new size; their hosts get the
+// namespace-attribute-changed event and read the new size without reconnecting.
+void LiveConfig::grow_namespaces(const Config &next, const std::set<std::string> &grown,
+                                 const std::map<std::string, std::shared_ptr<tgt::BlockDevice>> &devices,
+                                 std::vector<std::string> &done) {
+    for (auto &s : next.subsystems) {
+        auto live = target_.find_subsystem(s.nqn);
+        if (!live) continue;
+        for (auto &ns : s.namespaces) {
+            if (!grown.count(ns.backend)) continue;
+            const tgt::Namespace *have = live->find_namespace(ns.nsid);
+            if (!have || &have->device() != devices.at(ns.backend).get()) continue; // made anew above
+            const uint64_t bytes = have->device().size_bytes() / ns.block_size * ns.block_size;
+            if (Status st = live->grow_namespace(ns.nsid, bytes); !st)
+                done.push_back("namespace " + std::to_string(ns.nsid) + " of " + s.nqn +
+                               " kept its size: " + st.error().message);
+            else
+                done.push_back("namespace " + std::to_string(ns.nsid) + " of " + s.nqn + " grew to " +
+                               std::to_string(bytes) + " bytes");
+        }
+    }
 }
 
 void LiveConfig::apply_ana(const Config &c, uint32_t transition_ms, std::vector<std::string> &done) {

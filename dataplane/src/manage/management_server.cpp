@@ -103,7 +103,7 @@ void remove_backend(json &doc, const std::string &name) {
 }
 
 const char *kMethods = "list, controllers, connections, io_stats, subsystem.add, subsystem.remove, "
-                       "namespace.add, namespace.remove, "
+                       "namespace.add, namespace.remove, namespace.resize, "
                        "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
                        "ana.set, referral.add, referral.remove, config.apply, save, reload, error.inject";
 
@@ -467,6 +467,7 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
     // Everything else edits the running configuration, then validates and applies it whole.
     json doc = config::to_json(live_.running());
     uint64_t ana_transition_ms = 0;
+    std::string resized_backend; // namespace.resize
     if (method == "config.apply") {
         doc = param(params, "config", json::value_t::object, "a whole skiff configuration object");
     } else if (method == "subsystem.add") {
@@ -499,6 +500,21 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
                                                   s["nqn"].get<std::string>()};
         if (!opt_bool(params, "keep_backend", false)) remove_backend(doc, (*it)["backend"]);
         s["namespaces"].erase(it);
+    } else if (method == "namespace.resize") {
+        // namespace.resize {"nqn", "nsid", "size"}: its backend's size, grown in place (apply).
+        json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+        uint64_t nsid =
+            param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
+        auto it = find_entry(s, "namespaces", "nsid", nsid);
+        if (it == s["namespaces"].end())
+            throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
+                                                  s["nqn"].get<std::string>()};
+        if (!params.contains("size") || !(params["size"].is_string() || params["size"].is_number_unsigned()))
+            throw RpcError{kRpcInvalidParams,
+                           "params.size: expected a size such as \"2GiB\" or a byte count"};
+        resized_backend = (*it)["backend"].get<std::string>();
+        auto b = find_entry(doc, "backends", "name", resized_backend);
+        (*b)["size"] = params["size"];
     } else if (method == "backend.add") {
         doc["backends"].push_back(param(params, "backend", json::value_t::object, "a backend object"));
     } else if (method == "backend.remove") {
@@ -562,6 +578,18 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         std::string all = checked.error_text();
         all.pop_back(); // the last newline
         throw RpcError{kRpcInvalidParams, all, checked.errors};
+    }
+    if (!resized_backend.empty()) { // a resize only grows: anything else would make the backend anew
+        uint64_t was = live_.running().find_backend(resized_backend)->size_bytes;
+        if (was == 0) // the device decided (an aio file's size, an rbd image's)
+            if (auto dev = live_.device(resized_backend)) was = dev->size_bytes();
+        const uint64_t want = checked.config->find_backend(resized_backend)->size_bytes;
+        if (want <= was)
+            throw RpcError{
+                kRpcInvalidParams,
+                "params.size: a namespace grows while hosts are connected, it does not shrink: expected "
+                "more than its " +
+                    std::to_string(was) + " bytes, got " + std::to_string(want)};
     }
     auto applied = live_.apply(*checked.config, uint32_t(ana_transition_ms));
     if (!applied) throw RpcError{kRpcRefused, "refused: " + applied.error().message};

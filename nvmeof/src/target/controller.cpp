@@ -18,7 +18,10 @@ Controller::Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, st
     // Namespaces present at association time are not "changed".
     ns_generation_seen_ = subsystem_->namespace_generation();
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
-        if (subsystem_->find_namespace(nsid)) active_ns_mask_ |= 1ull << (nsid - 1);
+        if (const Namespace *ns = subsystem_->find_namespace(nsid)) {
+            active_ns_mask_ |= 1ull << (nsid - 1);
+            ns_attr_seen_[nsid - 1] = ns->attr_generation();
+        }
     // Likewise ANA states as they are now: the host reads them at connect.
     ana_changes_seen_ = detail::ana_change_count(*this);
     subsystem_->attach_controller(this);
@@ -133,10 +136,17 @@ bool Controller::collect_namespace_changes() {
     uint64_t gen = subsystem_->namespace_generation();
     if (gen != ns_generation_seen_) {
         ns_generation_seen_ = gen;
-        uint64_t mask = 0;
-        for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
-            if (subsystem_->find_namespace(nsid)) mask |= 1ull << (nsid - 1);
-        uint64_t diff = mask ^ active_ns_mask_;
+        uint64_t mask = 0, resized = 0;
+        for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
+            const Namespace *ns = subsystem_->find_namespace(nsid);
+            if (!ns) continue;
+            const uint64_t bit = 1ull << (nsid - 1);
+            mask |= bit;
+            // Present before and now with other attributes (a new size): changed too.
+            if ((active_ns_mask_ & bit) && ns->attr_generation() != ns_attr_seen_[nsid - 1]) resized |= bit;
+            ns_attr_seen_[nsid - 1] = ns->attr_generation();
+        }
+        uint64_t diff = (mask ^ active_ns_mask_) | resized;
         active_ns_mask_ = mask;
         for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
             if (!(diff & (1ull << (nsid - 1)))) continue;

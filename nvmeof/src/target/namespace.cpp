@@ -24,6 +24,28 @@ Namespace::Namespace(uint32_t nsid, uint32_t block_size, std::shared_ptr<BlockDe
     assert(std::has_single_bit(block_size) && block_size >= 512);
 }
 
+Status Namespace::grow_to(uint64_t size_bytes) {
+    const uint64_t now = num_blocks() << block_shift_;
+    if (size_bytes % block_size_)
+        return make_error(DOCA_ERROR_INVALID_VALUE, "namespace " + std::to_string(nsid_) + ": " +
+                                                        std::to_string(size_bytes) +
+                                                        " bytes is not a whole number of " +
+                                                        std::to_string(block_size_) + "-byte blocks");
+    if (size_bytes < now)
+        return make_error(DOCA_ERROR_NOT_SUPPORTED, "namespace " + std::to_string(nsid_) +
+                                                        " cannot shrink (from " + std::to_string(now) +
+                                                        " to " + std::to_string(size_bytes) +
+                                                        " bytes): hosts may have data past the new end");
+    if (size_bytes > device_->size_bytes())
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "namespace " + std::to_string(nsid_) + ": " + std::to_string(size_bytes) +
+                              " bytes is more than its " + device_->kind() + " backend holds");
+    if (size_bytes == now) return Status::success();
+    num_blocks_.store(size_bytes >> block_shift_, std::memory_order_release);
+    attr_generation_.fetch_add(1, std::memory_order_acq_rel);
+    return Status::success();
+}
+
 int64_t Namespace::pinned() const {
     int64_t sum = 0;
     for (const PinLane &l : pins_) sum += l.n.load(std::memory_order_acquire);

@@ -40,6 +40,16 @@ std::shared_ptr<Namespace> Subsystem::remove_namespace(uint32_t nsid) {
     return out;
 }
 
+Status Subsystem::grow_namespace(uint32_t nsid, uint64_t size_bytes) {
+    std::lock_guard lock(mu_);
+    Namespace *ns = find_namespace(nsid);
+    if (!ns) return make_error(DOCA_ERROR_NOT_FOUND, "no namespace " + std::to_string(nsid) + " in " + nqn_);
+    const uint64_t before = ns->attr_generation();
+    if (Status st = ns->grow_to(size_bytes); !st) return st;
+    if (ns->attr_generation() != before) ns_generation_.fetch_add(1, std::memory_order_acq_rel);
+    return Status::success();
+}
+
 PortAna &Subsystem::port_ana(uint16_t port_id) {
     std::lock_guard lock(mu_);
     auto &slot = port_ana_[port_id];

@@ -43,7 +43,10 @@ class AioDevice final : public nvmeof::target::BlockDevice {
     AioDevice &operator=(const AioDevice &) = delete;
 
     const char *kind() const override { return "aio"; }
-    uint64_t size_bytes() const override { return size_; }
+    uint64_t size_bytes() const override { return size_.load(std::memory_order_acquire); }
+    // A regular file is extended (ftruncate) when it is smaller; a block device must already be
+    // that large (grow it first: lvextend, a larger LUN).
+    Status grow(uint64_t new_size_bytes) override;
     // O_DIRECT: the device's logical block size or the file system's direct I/O alignment.
     uint32_t min_block_size() const override { return block_size_; }
     // The page cache (buffered), else the disk's own cache and the file system's metadata:
@@ -72,7 +75,7 @@ class AioDevice final : public nvmeof::target::BlockDevice {
     AioOptions options_;
     int fd_;
     bool block_device_ = false;
-    uint64_t size_ = 0;
+    std::atomic<uint64_t> size_{0};
     uint32_t block_size_ = 512;
     nvmeof::target::DeallocateMode dealloc_ = nvmeof::target::DeallocateMode::kUnsupported;
     std::atomic<bool> zero_range_ok_{true}; // fallocate(ZERO_RANGE) / BLKZEROOUT not refused yet

@@ -35,6 +35,7 @@ class ErrorDevice final : public nvmeof::target::BlockDevice {
 
     const char *kind() const override { return "error"; }
     uint64_t size_bytes() const override { return base_->size_bytes(); }
+    Status grow(uint64_t new_size_bytes) override { return base_->grow(new_size_bytes); }
     uint32_t min_block_size() const override { return base_->min_block_size(); }
     nvmeof::target::DeallocateMode deallocate_mode() const override { return base_->deallocate_mode(); }
     bool volatile_write_cache() const override { return base_->volatile_write_cache(); }

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,6 +73,9 @@ class LiveConfig {
     void remove_namespace(nvmeof::target::Subsystem &subsys, uint32_t nsid);
     nlohmann::json live_ana_json(const Listener &l) const;
     // Brings every listener's ANA states in line with `c` (mu_ held).
+    void grow_namespaces(const config::Config &next, const std::set<std::string> &grown,
+                         const std::map<std::string, std::shared_ptr<nvmeof::target::BlockDevice>> &devices,
+                         std::vector<std::string> &done);
     void apply_ana(const config::Config &c, uint32_t transition_ms, std::vector<std::string> &done);
     // A group on its way through the change state to `final`.
     struct AnaTransition {

@@ -3,6 +3,8 @@
 
 #include "skiff/nvmeof/target/block_device.hpp"
 
+#include <atomic>
+
 namespace skiff::dataplane {
 
 class NullDevice final : public nvmeof::target::SyncBlockDevice {
@@ -10,7 +12,11 @@ class NullDevice final : public nvmeof::target::SyncBlockDevice {
     explicit NullDevice(uint64_t size_bytes) : size_(size_bytes) {}
 
     const char *kind() const override { return "null"; }
-    uint64_t size_bytes() const override { return size_; }
+    uint64_t size_bytes() const override { return size_.load(std::memory_order_acquire); }
+    Status grow(uint64_t new_size_bytes) override {
+        size_.store(new_size_bytes, std::memory_order_release);
+        return Status::success();
+    }
     nvmeof::target::DeallocateMode deallocate_mode() const override {
         return nvmeof::target::DeallocateMode::kReadsZeroes;
     }
@@ -22,7 +28,7 @@ class NullDevice final : public nvmeof::target::SyncBlockDevice {
     uint16_t flush() override { return 0; }
 
   private:
-    uint64_t size_;
+    std::atomic<uint64_t> size_;
 };
 
 } // namespace skiff::dataplane

@@ -1,16 +1,21 @@
 // The RAM ("malloc") backend: one anonymous mapping, so a 1 GiB namespace costs nothing until
-// its pages are written; deallocated ranges give their pages back and read as zeroes.
+// its pages are written; deallocated ranges give their pages back and read as zeroes. The
+// mapping reserves address space for kGrowthFactor times the size (inaccessible until grown),
+// so the namespace grows in place while hosts are connected: no byte moves, no pointer a
+// poll group holds goes stale.
 #pragma once
 
 #include "skiff/core/status.hpp"
 #include "skiff/nvmeof/target/block_device.hpp"
 
+#include <atomic>
 #include <memory>
 
 namespace skiff::dataplane {
 
 class RamDevice final : public nvmeof::target::SyncBlockDevice {
   public:
+    static constexpr uint64_t kGrowthFactor = 4;
     // size_bytes must be a non-zero multiple of 4096.
     static Result<std::shared_ptr<RamDevice>> create(uint64_t size_bytes);
     ~RamDevice() override;
@@ -18,7 +23,9 @@ class RamDevice final : public nvmeof::target::SyncBlockDevice {
     RamDevice &operator=(const RamDevice &) = delete;
 
     const char *kind() const override { return "ram"; }
-    uint64_t size_bytes() const override { return size_; }
+    uint64_t size_bytes() const override { return size_.load(std::memory_order_acquire); }
+    // Up to kGrowthFactor times the size it was created with, in multiples of 4096.
+    Status grow(uint64_t new_size_bytes) override;
     nvmeof::target::DeallocateMode deallocate_mode() const override {
         return nvmeof::target::DeallocateMode::kReadsZeroes;
     }
@@ -33,9 +40,11 @@ class RamDevice final : public nvmeof::target::SyncBlockDevice {
     uint16_t flush() override { return 0; }
 
   private:
-    RamDevice(uint8_t *base, uint64_t size) : base_(base), size_(size) {}
+    RamDevice(uint8_t *base, uint64_t size, uint64_t reserved)
+        : base_(base), size_(size), reserved_(reserved) {}
     uint8_t *base_;
-    uint64_t size_;
+    std::atomic<uint64_t> size_;
+    uint64_t reserved_; // bytes of address space mapped (the accessible part is size_)
 };
 
 } // namespace skiff::dataplane

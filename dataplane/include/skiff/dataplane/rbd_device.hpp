@@ -53,7 +53,10 @@ class RbdDevice final : public nvmeof::target::BlockDevice {
     RbdDevice &operator=(const RbdDevice &) = delete;
 
     const char *kind() const override { return "rbd"; }
-    uint64_t size_bytes() const override { return size_; }
+    uint64_t size_bytes() const override { return size_.load(std::memory_order_acquire); }
+    // The image is resized (rbd_resize) when it is smaller; other gateways serving it see the
+    // new size at their own resize.
+    Status grow(uint64_t new_size_bytes) override;
     uint32_t min_block_size() const override { return 512; }
     // librbd's discard may skip partial objects (rbd_skip_partial_discard): no zeroes promised.
     nvmeof::target::DeallocateMode deallocate_mode() const override {
@@ -112,7 +115,7 @@ class RbdDevice final : public nvmeof::target::BlockDevice {
     rados_ioctx_t ioctx_ = nullptr;
     rbd_image_t image_ = nullptr;
     std::string header_object_; // the image's header: the probe's OSD read
-    uint64_t size_ = 0;
+    std::atomic<uint64_t> size_{0};
     // One word, so a change of "accessible" and its count move together without a lock:
     // bit 0 lost (the watcher or an I/O), bits 1..31 stalled channels, bits 32..63 ANA changes.
     static constexpr uint64_t kLost = 1, kStalledOne = 2, kDownMask = 0xFFFFFFFFull;

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace skiff::nvmeof::target {
 
@@ -122,8 +123,15 @@ class BlockDevice {
 
     // A short name for logs: "ram", "null", "aio".
     virtual const char *kind() const = 0;
-    // Capacity in bytes (a multiple of the namespace block size).
+    // Capacity in bytes (a multiple of the namespace block size). May grow while I/O runs
+    // (grow()): readers on the I/O path see the old or the new value, both valid.
     virtual uint64_t size_bytes() const = 0;
+    // Grows the device to new_size_bytes (larger than today) while I/O runs; control plane.
+    // Bytes already stored stay where they are. Backends that cannot grow refuse.
+    virtual Status grow(uint64_t new_size_bytes) {
+        (void)new_size_bytes;
+        return make_error(DOCA_ERROR_NOT_SUPPORTED, std::string("the ") + kind() + " backend cannot grow");
+    }
     // The smallest I/O unit the device takes; the namespace block size must be a multiple.
     virtual uint32_t min_block_size() const { return 512; }
     virtual DeallocateMode deallocate_mode() const = 0;

@@ -176,6 +176,7 @@ class Controller {
 
     uint64_t ns_generation_seen_ = 0;
     uint64_t active_ns_mask_ = 0;
+    std::array<uint64_t, kMaxNamespaces> ns_attr_seen_{}; // Namespace::attr_generation() per nsid
     std::array<uint32_t, kMaxNamespaces> changed_{};
     size_t changed_count_ = 0;
     bool ns_event_masked_ = false;

@@ -28,7 +28,13 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     uint32_t nsid() const { return nsid_; }
     uint32_t block_size() const { return block_size_; }
     uint8_t block_shift() const { return block_shift_; }
-    uint64_t num_blocks() const { return num_blocks_; }
+    // Grows while hosts are connected (grow_to): the I/O path sees the old or the new count.
+    uint64_t num_blocks() const { return num_blocks_.load(std::memory_order_acquire); }
+    // Counts attribute changes (a resize), so controllers raise the namespace-changed event.
+    uint64_t attr_generation() const { return attr_generation_.load(std::memory_order_acquire); }
+    // The new size after the device has grown to it (BlockDevice::grow): a whole number of
+    // blocks, not smaller than today, not larger than the device. Control plane.
+    Status grow_to(uint64_t size_bytes);
     const NamespaceIds &ids() const { return ids_; }
     BlockDevice &device() const { return *device_; }
     const std::shared_ptr<BlockDevice> &device_ptr() const { return device_; }
@@ -55,14 +61,16 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
 
     // True when [slba, slba + nlb) lies inside the namespace.
     bool contains(uint64_t slba, uint64_t nlb) const {
-        return slba < num_blocks_ && nlb <= num_blocks_ - slba;
+        const uint64_t n = num_blocks();
+        return slba < n && nlb <= n - slba;
     }
 
   private:
     uint32_t nsid_;
     uint32_t block_size_;
     uint8_t block_shift_;
-    uint64_t num_blocks_;
+    std::atomic<uint64_t> num_blocks_;
+    std::atomic<uint64_t> attr_generation_{0};
     uint64_t uid_;
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;

@@ -53,7 +53,11 @@ class Subsystem {
         if (nsid == 0 || nsid > kMaxNamespaces) return nullptr;
         return slots_[nsid - 1].load(std::memory_order_acquire);
     }
-    // Bumped whenever the namespace list changes; controllers compare it to raise events.
+    // Grows namespace nsid to size_bytes once its device has grown (Namespace::grow_to); the
+    // connected hosts get the namespace-attribute-changed event naming it.
+    Status grow_namespace(uint32_t nsid, uint64_t size_bytes);
+    // Bumped whenever the namespace list or a namespace's attributes change; controllers compare
+    // it to raise events.
     uint64_t namespace_generation() const { return ns_generation_.load(std::memory_order_acquire); }
 
     // Host access: any host, or only the NQNs on the list.
