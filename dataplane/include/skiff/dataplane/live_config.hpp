@@ -73,6 +73,7 @@ class LiveConfig {
     nlohmann::json live_ana_json(const Listener &l) const;
     // Brings every listener's ANA states in line with `c` (mu_ held).
     void apply_ana(const config::Config &c, uint32_t transition_ms, std::vector<std::string> &done);
+    void apply_qos(const config::Config &cur, const config::Config &next, std::vector<std::string> &done);
     // A group on its way through the change state to `final`.
     struct AnaTransition {
         uint16_t port_id;

@@ -3,6 +3,7 @@
 
 #include "skiff/nvmeof/target/block_device.hpp"
 #include "skiff/nvmeof/target/io_gate.hpp"
+#include "skiff/nvmeof/target/qos_policy.hpp"
 #include "skiff/nvmeof/target/reservation.hpp"
 
 #include <array>
@@ -37,6 +38,9 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     // Excludes other I/O while a fused Compare and Write runs.
     IoGate &gate() const { return gate_; }
 
+    // QoS limits of the namespace and of hosts on it (qos_policy.hpp); changed live.
+    QosPolicy &qos() const { return qos_; }
+
     // Reservations (registrants, holder, PTPL file); checked on every I/O without a lock.
     Reservation &reservation() const { return reservation_; }
 
@@ -68,6 +72,7 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     NamespaceIds ids_;
     mutable IoGate gate_;
     mutable Reservation reservation_;
+    mutable QosPolicy qos_;
     uint32_t ana_group_ = 1;
     struct alignas(64) PinLane {
         std::atomic<int64_t> n{0};
