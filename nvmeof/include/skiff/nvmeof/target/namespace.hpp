@@ -70,9 +70,11 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     uint64_t uid_;
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;
+    // Next to the fields every I/O reads: qos_.active() is read per command (QoS off: no other
+    // cache line is touched).
+    mutable QosPolicy qos_;
     mutable IoGate gate_;
     mutable Reservation reservation_;
-    mutable QosPolicy qos_;
     uint32_t ana_group_ = 1;
     struct alignas(64) PinLane {
         std::atomic<int64_t> n{0};

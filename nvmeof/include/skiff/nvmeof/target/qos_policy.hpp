@@ -58,12 +58,13 @@ class QosPolicy {
         QosBudget budget;
     };
 
+    // First: the one field every I/O reads, on the namespace's hot cache line (namespace.hpp).
+    std::atomic<bool> active_{false};
+    std::atomic<uint64_t> generation_{0};
     std::mutex mu_; // control plane only
     QosBudget ns_;
     std::array<std::atomic<HostSlot *>, kMaxQosHosts> hosts_{}; // published in order
     std::vector<std::unique_ptr<HostSlot>> owned_;              // guarded by mu_
-    std::atomic<uint64_t> generation_{0};
-    std::atomic<bool> active_{false};
 };
 
 } // namespace skiff::nvmeof::target
