@@ -4,6 +4,7 @@
 
 #include "backend_kinds.hpp"
 #include "json_reader.hpp"
+#include "qos_config.hpp"
 #include "skiff/config/units.hpp"
 #include "skiff/nvmeof/auth/dh_group.hpp"
 #include "skiff/nvmeof/auth/dhchap_key.hpp"
@@ -235,8 +236,9 @@ std::optional<Id16> read_id16(JsonReader &r, const json &j, const std::string &p
 }
 
 void read_namespace(JsonReader &r, const json &j, const std::string &p, NamespaceConfig &out) {
-    if (!r.object(j, p,
-                  {"nsid", "backend", "block_size", "uuid", "nguid", "eui64", "ana_group", "ptpl_file"}))
+    if (!r.object(
+            j, p,
+            {"nsid", "backend", "block_size", "uuid", "nguid", "eui64", "ana_group", "ptpl_file", "qos"}))
         return;
     if (auto v = r.integer(j, p, "nsid", 1, nvmeof::target::kMaxNamespaces, true)) out.nsid = uint32_t(*v);
     if (auto v = r.string(j, p, "backend", true, "ram0")) out.backend = *v;
@@ -262,6 +264,7 @@ void read_namespace(JsonReader &r, const json &j, const std::string &p, Namespac
         else
             out.ptpl_file = *v;
     }
+    if (j.contains("qos")) read_qos(r, j["qos"], join(p, "qos"), out.qos);
 }
 
 // Printable ASCII, at most `max` bytes (Identify Controller SN / MN fields).
@@ -749,7 +752,7 @@ Config default_config() {
     s.nqn = "nqn.2026-11.io.skiff:default";
     s.serial = "SKIFF0001";
     s.model = "skiff RAM namespace";
-    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, std::nullopt, 1, ""});
+    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, std::nullopt, 1, "", {}});
     c.subsystems.push_back(s);
     c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt, {}});
     c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt, {}};

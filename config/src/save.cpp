@@ -1,5 +1,6 @@
 #include "skiff/config/save.hpp"
 
+#include "qos_config.hpp"
 #include "skiff/config/units.hpp"
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,10 @@ json listener_json(const ListenerConfig &l) {
 }
 
 } // namespace
+
+json qos_to_json(const QosConfig &qos) {
+    return detail::qos_json(qos);
+}
 
 json to_json(const Config &c) {
     json out;
@@ -91,6 +96,7 @@ json to_json(const Config &c) {
             if (ns.nguid) n["nguid"] = format_id16(*ns.nguid);
             if (ns.eui64) n["eui64"] = format_id8(*ns.eui64);
             if (!ns.ptpl_file.empty()) n["ptpl_file"] = ns.ptpl_file;
+            if (!ns.qos.empty()) n["qos"] = detail::qos_json(ns.qos);
             j["namespaces"].push_back(n);
         }
         out["subsystems"].push_back(j);

@@ -1,6 +1,7 @@
 // skiff-ctl: changes a running skiff-target through its management socket (JSON-RPC 2.0, one
 // request per line). Every change is validated like a configuration file and applied whole, or
 // refused with the reason; nothing is half-applied.
+#include "qos.hpp"
 #include "stats.hpp"
 
 #include "skiff/core/man_page.hpp"
@@ -136,6 +137,8 @@ skiff::cli::ManPage man_page() {
         "    IOPS, MB/s and latency per namespace and per host, every second (needs --io-accounting)\n"
         "skiff-ctl connections\n"
         "    open connections (also those not connected yet) and queues per host, with the limits\n"
+        "skiff-ctl qos set nqn.2026-11.io.skiff:default 1 --rw-iops 5000 --rw-bps 200MiB\n"
+        "    namespace 1 serves at most 5,000 IOPS and 200 MiB/s (I/O over that waits; qos show)\n"
         "skiff-ctl error-inject flaky0 --op read --count 3 --status 0x281\n"
         "    the next 3 reads of error backend flaky0 fail with Unrecovered Read Error\n"
         "skiff-ctl save /etc/skiff/target.json\n"
@@ -470,6 +473,10 @@ int main(int argc, char **argv) {
     stats->add_flag("--hosts", stats_opts.hosts, "also a line per host (host NQN) under each namespace");
     stats->final_callback([&] { stats_run = true; });
 
+    // qos set|show: namespace and host-on-namespace limits (qos.cpp).
+    skiff::ctl::QosCommand qos_cmd;
+    skiff::ctl::add_qos_commands(app, qos_cmd);
+
     // Any method by name (scripts, and what the subcommands do not cover).
     std::string raw_params = "{}";
     auto *raw =
@@ -492,6 +499,10 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    if (!qos_cmd.method.empty()) {
+        method = qos_cmd.method;
+        params = qos_cmd.params;
+    }
     if (socket_path.empty()) socket_path = find_default_socket();
     if (socket_path.empty()) {
         std::string tried;
@@ -511,6 +522,9 @@ int main(int argc, char **argv) {
                      resp["error"].value("message", std::string("failed")).c_str());
         return 1;
     }
-    std::printf("%s\n", resp["result"].dump(2).c_str());
+    if (method == "qos.show")
+        skiff::ctl::print_qos_show(resp["result"], qos_cmd.json);
+    else
+        std::printf("%s\n", resp["result"].dump(2).c_str());
     return 0;
 }

@@ -1,6 +1,9 @@
 #include "skiff/dataplane/live_config.hpp"
 
+#include "namespace_qos.hpp"
+
 #include "skiff/config/host_auth.hpp"
+#include "skiff/config/save.hpp"
 #include "skiff/core/log.hpp"
 #include "skiff/dataplane/backend_factory.hpp"
 #include "skiff/nvmeof/transport/ip_address.hpp"
@@ -57,9 +60,13 @@ const config::NamespaceConfig *find_ns(const config::SubsystemConfig *s, uint32_
 
 // Whether a namespace stays as it is: same settings on the same, unchanged backend.
 // Unchanged, or only its backend grew in place (`grown`): the namespace stays, hosts keep it.
+// QoS limits are not part of it: they change on the live namespace (apply_qos).
 bool ns_unchanged(const Config &cur, const Config &next, const config::NamespaceConfig &a,
                   const config::NamespaceConfig *b, const std::set<std::string> &grown) {
-    if (!b || !(a == *b)) return false;
+    if (!b) return false;
+    config::NamespaceConfig a_same_qos = a;
+    a_same_qos.qos = b->qos;
+    if (!(a_same_qos == *b)) return false;
     const config::BackendConfig *ba = cur.find_backend(a.backend), *bb = next.find_backend(b->backend);
     if (!ba || !bb) return false;
     if (!grown.count(bb->name)) return *ba == *bb;
@@ -187,6 +194,8 @@ LiveConfig::make_namespace(const std::string &nqn, const config::NamespaceConfig
     if (ns.eui64) ids.eui64 = *ns.eui64;
     auto out = std::make_shared<tgt::Namespace>(ns.nsid, ns.block_size, device, ids);
     out->set_ana_group(ns.ana_group);
+    if (std::string err = apply_namespace_qos(*out, ns.qos); !err.empty())
+        return make_error(DOCA_ERROR_INVALID_VALUE, err + " (" + nqn + ")");
     if (std::string err = out->reservation().attach_store(ns.ptpl_file); !err.empty())
         return make_error(DOCA_ERROR_INVALID_VALUE,
                           "namespace " + std::to_string(ns.nsid) + " of " + nqn + " (ptpl_file): " + err);
@@ -381,6 +390,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
     }
     grow_namespaces(next, grown, devices, done);
     devices_ = std::move(devices);
+    apply_qos(cur, next, done);
     if (service_) apply_ana(next, ana_transition_ms, done);
     if (!(cur.referrals == next.referrals)) {
         std::vector<tgt::Port> referrals;
@@ -436,6 +446,26 @@ void LiveConfig::grow_namespaces(const Config &next, const std::set<std::string>
             else
                 done.push_back("namespace " + std::to_string(ns.nsid) + " of " + s.nqn + " grew to " +
                                std::to_string(bytes) + " bytes");
+        }
+    }
+}
+
+// New limits of namespaces that stay (new namespaces got theirs when they were made).
+void LiveConfig::apply_qos(const Config &cur, const Config &next, std::vector<std::string> &done) {
+    for (auto &s : next.subsystems) {
+        auto live = target_.find_subsystem(s.nqn);
+        if (!live) continue;
+        for (auto &ns : s.namespaces) {
+            const config::NamespaceConfig *was = find_ns(cur.find_subsystem(s.nqn), ns.nsid);
+            if (!was || was->qos == ns.qos) continue;
+            tgt::Namespace *live_ns = live->find_namespace(ns.nsid); // kept by the subsystem: mu_ is held
+            if (!live_ns) continue;
+            std::string what = "QoS of namespace " + std::to_string(ns.nsid) + " of " + s.nqn + ": ";
+            if (std::string err = apply_namespace_qos(*live_ns, ns.qos); !err.empty())
+                done.push_back(what + "not changed: " + err);
+            else
+                done.push_back(
+                    what + (ns.qos.empty() ? std::string("no limits") : config::qos_to_json(ns.qos).dump()));
         }
     }
 }

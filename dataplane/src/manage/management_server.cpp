@@ -1,5 +1,7 @@
 #include "skiff/dataplane/management_server.hpp"
 
+#include "namespace_qos.hpp"
+
 #include "skiff/config/load.hpp"
 #include "skiff/config/save.hpp"
 #include "skiff/core/log.hpp"
@@ -19,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -103,9 +106,65 @@ void remove_backend(json &doc, const std::string &name) {
 }
 
 const char *kMethods = "list, controllers, connections, io_stats, subsystem.add, subsystem.remove, "
-                       "namespace.add, namespace.remove, namespace.resize, "
+                       "namespace.add, namespace.remove, namespace.resize, qos.set, qos.show, "
                        "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
                        "ana.set, referral.add, referral.remove, config.apply, save, reload, error.inject";
+
+// qos.set {"nqn", "nsid", "host"?, "clear"?, <limit>...}: changes the namespace's QoS limits (or,
+// with "host", that host's limits on it). Limits not named stay; 0 removes one; "clear": true
+// removes them all first. A limit is one of config::QosLimitsConfig's fields, as in the file.
+void qos_set(json &doc, const json &params) {
+    static constexpr const char *kLimits[] = {"rw_ios_per_sec",     "read_ios_per_sec",
+                                              "write_ios_per_sec",  "rw_bytes_per_sec",
+                                              "read_bytes_per_sec", "write_bytes_per_sec"};
+    json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+    uint64_t nsid = param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
+    auto ns = find_entry(s, "namespaces", "nsid", nsid);
+    if (ns == s["namespaces"].end())
+        throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
+                                              s["nqn"].get<std::string>()};
+    for (auto &[key, value] : params.items()) {
+        bool known = key == "nqn" || key == "nsid" || key == "host" || key == "clear";
+        for (const char *k : kLimits) known |= key == k;
+        if (!known)
+            throw RpcError{kRpcInvalidParams,
+                           "params." + key +
+                               ": not a QoS limit; expected rw_, read_ or write_ "
+                               "followed by ios_per_sec or bytes_per_sec (or host, clear)"};
+    }
+    json &qos = (*ns)["qos"];
+    if (!qos.is_object()) qos = json::object();
+    json *limits = &qos;
+    if (params.contains("host")) {
+        const std::string host = str(params, "host", "a host NQN");
+        json &hosts = qos["hosts"];
+        if (!hosts.is_array()) hosts = json::array();
+        auto it = std::find_if(hosts.begin(), hosts.end(),
+                               [&](const json &h) { return h.value("nqn", "") == host; });
+        if (it == hosts.end()) {
+            hosts.push_back({{"nqn", host}});
+            it = hosts.end() - 1;
+        }
+        limits = &*it;
+    }
+    if (opt_bool(params, "clear", false))
+        for (const char *k : kLimits) limits->erase(k);
+    for (const char *k : kLimits) {
+        if (!params.contains(k)) continue;
+        const json &v = params[k];
+        if (v.is_number_integer() && v.get<int64_t>() == 0)
+            limits->erase(k);
+        else
+            (*limits)[k] = v; // checked with the whole configuration
+    }
+    // A host left without limits leaves the list.
+    if (qos.contains("hosts")) {
+        auto &hosts = qos["hosts"];
+        hosts.erase(std::remove_if(hosts.begin(), hosts.end(), [](const json &h) { return h.size() <= 1; }),
+                    hosts.end());
+        if (hosts.empty()) qos.erase("hosts");
+    }
+}
 
 // How long an ANA transition may keep a group in the change state: below ANATT (10 s, Identify
 // Controller), which is how long a host waits before it gives the path up.
@@ -450,6 +509,11 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
                            r.error().message};
         return std::move(*r);
     }
+    if (method == "qos.show") {
+        // qos.show {"subsystem"?: NQN}: limits and what QoS held back, per namespace.
+        return qos_show_json(live_.target(), live_.running(),
+                             opt_str(params, "subsystem", "", "a subsystem NQN"));
+    }
     if (method == "save") {
         std::string path = str(params, "path", "a file path such as \"/etc/skiff/target.json\"");
         if (auto st = config::save_config_file(live_.running(), path); !st)
@@ -550,6 +614,8 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
                                                       " (below ANATT, 10 s), got " +
                                                       std::to_string(ana_transition_ms)};
         }
+    } else if (method == "qos.set") {
+        qos_set(doc, params);
     } else if (method == "referral.add" || method == "referral.remove") {
         referral_edit(doc, params, method == "referral.add");
     } else if (method == "host.add" || method == "host.remove") {

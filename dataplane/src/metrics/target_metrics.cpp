@@ -69,6 +69,21 @@ void write_namespace_counters(Exposition &e, const std::vector<NamespaceRow> &ro
     }
 }
 
+// QoS: what waited for a namespace's (or a host's) limit. Zeros for namespaces without limits,
+// like every namespace series, so a dashboard's rate() works from the first throttled command.
+void write_namespace_qos(Exposition &e, const std::vector<NamespaceRow> &rows) {
+    const char *ios = "skiff_namespace_qos_throttled_ios_total";
+    e.family(ios, "counter",
+             "I/O commands that were queued by a QoS limit (namespace or host) before they ran.");
+    for (const NamespaceRow &r : rows) e.sample(ios, namespace_labels(r), r.io.qos_throttled_ios);
+    const char *secs = "skiff_namespace_qos_throttled_seconds_total";
+    e.family(secs, "counter",
+             "Time I/O commands spent queued by a QoS limit, summed over commands (its rate is the average "
+             "number of commands waiting).");
+    for (const NamespaceRow &r : rows)
+        e.sample(secs, namespace_labels(r), double(r.io.qos_throttled_ns) / 1e9);
+}
+
 void write_namespace_errors(Exposition &e, const std::vector<NamespaceRow> &rows) {
     const char *name = "skiff_namespace_errors_total";
     e.family(name, "counter",
@@ -203,6 +218,7 @@ std::string render_target_metrics(const nvmeof::target::Target &target, const Ta
     Exposition e;
     const std::vector<NamespaceRow> rows = namespace_rows(target);
     write_namespace_counters(e, rows);
+    write_namespace_qos(e, rows);
     write_namespace_errors(e, rows);
     write_namespace_latency(e, rows);
     write_controllers(e, target);

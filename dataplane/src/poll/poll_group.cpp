@@ -33,6 +33,17 @@ constexpr int kPeBudget = 64; // progress calls per iteration
 constexpr size_t kDirectPollMaxConnections = 4;
 constexpr uint64_t kEpollEveryPasses = 16;
 
+// How long an idle pass may sleep: until the next timer tick, or earlier when throttled I/O
+// (QoS) is due at wake_ns. Rounded up: waking a little late is made good by the token bucket's
+// saved burst; waking early would only spin.
+int sleep_timeout_ms(uint64_t now_us, uint64_t wake_ns) {
+    if (wake_ns == UINT64_MAX) return kSleepTimeoutMs;
+    const uint64_t now_ns = now_us * 1000u;
+    if (wake_ns <= now_ns) return 0;
+    const uint64_t ms = (wake_ns - now_ns + 999'999u) / 1'000'000u;
+    return static_cast<int>(std::min<uint64_t>(ms, kSleepTimeoutMs));
+}
+
 } // namespace
 
 PollGroup::PollGroup(int index, PollGroupOptions options) : index_(index), options_(options) {}
@@ -221,6 +232,7 @@ void PollGroup::run() {
     nvmeof::target::IoGate::set_thread_lane(index_ % nvmeof::target::IoGate::kMaxLanes);
     epoll_event events[kMaxEvents];
     uint64_t last_work = now_us(), last_timer = 0;
+    uint64_t wake_ns = UINT64_MAX; // work waiting for a time (QoS), as the last pass left it
     running_.store(true, std::memory_order_release);
     while (!stop_.load(std::memory_order_relaxed)) {
         uint64_t pass = passes_.load(std::memory_order_relaxed) + 1;
@@ -240,7 +252,7 @@ void PollGroup::run() {
         } else {
             // Before sleeping, arm the progress engine so a completion wakes the group.
             if (idle) doca_pe_request_notification(pe_);
-            n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? kSleepTimeoutMs : 0);
+            n = epoll_wait(epoll_fd_, events, kMaxEvents, idle ? sleep_timeout_ms(now, wake_ns) : 0);
             work = n > 0;
         }
         for (int i = 0; i < n; ++i) {
@@ -267,6 +279,7 @@ void PollGroup::run() {
             update_interest(*e);
             finished_any |= e->conn->finished();
         }
+        wake_ns = take_wake_ns();
         now = now_us();
         if (now / 1000 - last_timer >= kTimerPeriodMs) {
             last_timer = now / 1000;

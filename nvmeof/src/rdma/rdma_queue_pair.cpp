@@ -502,6 +502,8 @@ bool RdmaQueuePair::advance() {
         queue_.run_deferred();
         did = true;
     }
+    // I/O over a QoS limit whose tokens are due.
+    if (!finished_ && queue_.has_throttled() && queue_.run_throttled()) did = true;
     return did;
 }
 

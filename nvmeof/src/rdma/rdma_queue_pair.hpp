@@ -105,7 +105,7 @@ class RdmaQueuePair final : public transport::Connection, public target::Transpo
     // The data path's parts the DPA thread calls (and the poll group, in poll mode).
     void tick(uint64_t now_ms);
     bool advance();
-    bool wants_progress() const { return !finished_ && queue_.has_deferred(); }
+    bool wants_progress() const { return !finished_ && (queue_.has_deferred() || queue_.has_throttled()); }
     bool drained() const { return finished_ && queue_.io_in_flight() == 0; }
     void deliver(const ibv_wc &wc) {
         if (!finished_) on_completion(wc);

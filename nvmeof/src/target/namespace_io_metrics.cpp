@@ -17,6 +17,8 @@ NamespaceIoTotals &NamespaceIoTotals::operator+=(const NamespaceIoTotals &o) {
     }
     read_bytes += o.read_bytes;
     write_bytes += o.write_bytes;
+    qos_throttled_ios += o.qos_throttled_ios;
+    qos_throttled_ns += o.qos_throttled_ns;
     for (auto &[key, n] : o.errors) errors[key] += n;
     return *this;
 }
@@ -28,6 +30,11 @@ void NamespaceIoMetrics::record(IoKind kind, uint64_t bytes, uint16_t error, uin
     if (kind == IoKind::kWrite) single_writer_add(write_bytes_, bytes);
     latency_[k].record(latency_ns);
     if (error) count_error(error);
+}
+
+void NamespaceIoMetrics::record_throttled(uint64_t waited_ns) {
+    single_writer_add(qos_throttled_ios_, 1);
+    single_writer_add(qos_throttled_ns_, waited_ns);
 }
 
 void NamespaceIoMetrics::count_error(uint16_t error) {
@@ -55,6 +62,8 @@ NamespaceIoTotals NamespaceIoMetrics::totals() const {
     }
     t.read_bytes = relaxed(read_bytes_);
     t.write_bytes = relaxed(write_bytes_);
+    t.qos_throttled_ios = relaxed(qos_throttled_ios_);
+    t.qos_throttled_ns = relaxed(qos_throttled_ns_);
     for (size_t i = 0; i < kErrorSlots; ++i) {
         const uint64_t n = error_count_[i].load(std::memory_order_acquire);
         const uint16_t s = error_status_[i].load(std::memory_order_acquire);

@@ -40,6 +40,7 @@ void Queue::bind(std::shared_ptr<Controller> ctrl, uint16_t qid, uint16_t sqsize
 void Queue::admit(Request &req) {
     req.queue = this;
     req.cqe = {};
+    req.qos_admitted = false;
     if (metrics_) {
         req.received_ns = monotonic_ns();
         commands_in_flight_.store(commands_in_flight_.load(std::memory_order_relaxed) + 1,
@@ -109,6 +110,10 @@ void Queue::execute(Request &req) {
     Namespace *ns = req.ns;
     // Fused halves take the gate themselves (io_cmd.cpp); other I/O passes it shared.
     if (!ns || req.cmd.fuse()) return req.execute(req);
+    // QoS: one relaxed load and a branch when the namespace has no limit.
+    if (ns->qos().active() && !req.qos_admitted) [[unlikely]] {
+        if (!qos_admit(req)) return; // queued; run_throttled() runs it when its tokens are due
+    }
     if (!ns->gate().enter()) return defer(req);
     req.holds_gate = true; // until complete(): the backend I/O may finish later
     req.execute(req);
@@ -223,6 +228,7 @@ void Queue::disconnect(const char *why) {
     auth_.reset();
     fused_first = nullptr;
     drop_deferred();
+    qos_.take_all(); // the transport releases its requests (their namespace pins) itself
 }
 
 void Queue::delete_by_host() {
@@ -251,6 +257,12 @@ void Queue::abort_held_requests() {
         }
         abort(*req);
         req = next;
+    }
+    // Requests over their QoS limit never ran: nothing else holds them.
+    for (Request *r = qos_.take_all(); r;) {
+        Request *next = r->next_throttled;
+        abort(*r);
+        r = next;
     }
     // A first half whose partner never came: answered now if its data is in, else when it is
     // (execute_fused_half completes a failed half).

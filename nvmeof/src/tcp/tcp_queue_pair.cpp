@@ -647,7 +647,10 @@ bool TcpQueuePair::progress() {
         on_readable();
         return true;
     }
-    if (finished_ || (!queue_.has_deferred() && !responses_queued_)) return false;
+    if (finished_) return false;
+    // I/O over a QoS limit whose tokens are due runs now (its responses go out below).
+    const bool resumed = queue_.has_throttled() && queue_.run_throttled();
+    if (!queue_.has_deferred() && !responses_queued_) return resumed;
     if (queue_.has_deferred()) queue_.run_deferred();
     flush();
     return true;

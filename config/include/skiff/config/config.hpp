@@ -88,6 +88,35 @@ struct BackendConfig {
     bool operator==(const BackendConfig &) const = default;
 };
 
+// QoS limits (namespaces[].qos, and each of its hosts[]): I/O commands and bytes per second, for
+// reads and writes together (rw_) or each; 0 is no limit. I/O over a limit waits, it never fails.
+struct QosLimitsConfig {
+    uint64_t rw_ios_per_sec = 0, read_ios_per_sec = 0, write_ios_per_sec = 0;
+    uint64_t rw_bytes_per_sec = 0, read_bytes_per_sec = 0, write_bytes_per_sec = 0;
+
+    bool any() const {
+        return rw_ios_per_sec || read_ios_per_sec || write_ios_per_sec || rw_bytes_per_sec ||
+               read_bytes_per_sec || write_bytes_per_sec;
+    }
+    bool operator==(const QosLimitsConfig &) const = default;
+};
+
+// One host's own limits on the namespace, on top of the namespace's (both apply).
+struct QosHostConfig {
+    std::string nqn;
+    QosLimitsConfig limits;
+
+    bool operator==(const QosHostConfig &) const = default;
+};
+
+struct QosConfig {
+    QosLimitsConfig limits;
+    std::vector<QosHostConfig> hosts;
+
+    bool empty() const { return !limits.any() && hosts.empty(); }
+    bool operator==(const QosConfig &) const = default;
+};
+
 struct NamespaceConfig {
     uint32_t nsid = 0;
     std::string backend;
@@ -98,6 +127,8 @@ struct NamespaceConfig {
     uint32_t ana_group = 1;
     // Reservations persist through power loss here (empty: PTPL unsupported for the namespace).
     std::string ptpl_file;
+    // Changed live without touching the namespace (skiff-ctl qos set).
+    QosConfig qos;
 
     bool operator==(const NamespaceConfig &) const = default;
 };

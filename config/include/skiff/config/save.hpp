@@ -14,6 +14,9 @@ namespace skiff::config {
 // 0600).
 nlohmann::json to_json(const Config &config);
 
+// A namespace's "qos" object as to_json writes it (only the limits that are set).
+nlohmann::json qos_to_json(const QosConfig &qos);
+
 // Writes to_json(config) to path as a file of secrets must be written, whoever else can write in
 // its folder and whatever the umask: a new temporary file next to it ("<path>.tmp.XXXXXX",
 // created with O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, so a file or symbolic link someone put there

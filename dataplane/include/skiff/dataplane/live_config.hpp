@@ -77,6 +77,7 @@ class LiveConfig {
                          const std::map<std::string, std::shared_ptr<nvmeof::target::BlockDevice>> &devices,
                          std::vector<std::string> &done);
     void apply_ana(const config::Config &c, uint32_t transition_ms, std::vector<std::string> &done);
+    void apply_qos(const config::Config &cur, const config::Config &next, std::vector<std::string> &done);
     // A group on its way through the change state to `final`.
     struct AnaTransition {
         uint16_t port_id;

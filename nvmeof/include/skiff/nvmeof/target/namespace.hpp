@@ -3,6 +3,7 @@
 
 #include "skiff/nvmeof/target/block_device.hpp"
 #include "skiff/nvmeof/target/io_gate.hpp"
+#include "skiff/nvmeof/target/qos_policy.hpp"
 #include "skiff/nvmeof/target/reservation.hpp"
 
 #include <array>
@@ -43,6 +44,9 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     // Excludes other I/O while a fused Compare and Write runs.
     IoGate &gate() const { return gate_; }
 
+    // QoS limits of the namespace and of hosts on it (qos_policy.hpp); changed live.
+    QosPolicy &qos() const { return qos_; }
+
     // Reservations (registrants, holder, PTPL file); checked on every I/O without a lock.
     Reservation &reservation() const { return reservation_; }
 
@@ -74,6 +78,9 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     uint64_t uid_;
     std::shared_ptr<BlockDevice> device_;
     NamespaceIds ids_;
+    // Next to the fields every I/O reads: qos_.active() is read per command (QoS off: no other
+    // cache line is touched).
+    mutable QosPolicy qos_;
     mutable IoGate gate_;
     mutable Reservation reservation_;
     uint32_t ana_group_ = 1;

@@ -36,6 +36,9 @@ constexpr uint16_t error_key(uint8_t sct, uint8_t sc) {
 struct NamespaceIoTotals {
     std::array<uint64_t, kIoKinds> commands{};
     uint64_t read_bytes = 0, write_bytes = 0;
+    // QoS: commands that waited for their namespace's (or host's) limit, and the time they waited
+    // (summed over commands: its rate is how many wait on average).
+    uint64_t qos_throttled_ios = 0, qos_throttled_ns = 0;
     std::array<LatencyTotals, kIoKinds> latency{};
     std::map<uint16_t, uint64_t> errors; // by error_key(), or kOtherErrors
 
@@ -48,6 +51,8 @@ class NamespaceIoMetrics {
     // A completed command: its kind, the bytes it moved (0 unless it succeeded), its status
     // (error_key, 0: success) and its latency from capsule received to response completed.
     void record(IoKind kind, uint64_t bytes, uint16_t error, uint64_t latency_ns);
+    // A command that waited `waited_ns` for QoS tokens (when it goes to its backend).
+    void record_throttled(uint64_t waited_ns);
     NamespaceIoTotals totals() const;
 
   private:
@@ -59,6 +64,7 @@ class NamespaceIoMetrics {
 
     std::array<std::atomic<uint64_t>, kIoKinds> commands_{};
     std::atomic<uint64_t> read_bytes_{0}, write_bytes_{0};
+    std::atomic<uint64_t> qos_throttled_ios_{0}, qos_throttled_ns_{0};
     std::array<LatencyHistogram, kIoKinds> latency_;
     // Slot i counts error_status_[i] (0: free). The writer fills a slot's status before its
     // first count; a reader that sees a count of a slot whose status it does not see yet skips it.

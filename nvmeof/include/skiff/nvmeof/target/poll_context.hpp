@@ -52,6 +52,19 @@ class PollContext {
     // Closes every channel (call once io_in_flight() == 0, before the group goes away).
     void close_channels();
 
+    // Work that waits for a time (QoS throttled I/O, qos_throttle.hpp): the group's loop must run
+    // its connections' progress() again by `ns` (monotonic) even with nothing else to do. Called
+    // from progress() each pass while the wait lasts; the group takes the earliest after the pass
+    // and may sleep until then instead of spinning.
+    void wake_at(uint64_t ns) {
+        if (ns < wake_ns_) wake_ns_ = ns;
+    }
+    uint64_t take_wake_ns() {
+        uint64_t t = wake_ns_;
+        wake_ns_ = UINT64_MAX;
+        return t;
+    }
+
     // A context for queues that no poll group drives (unit tests, tools): one per thread, no
     // loop and no progress engine, so only synchronous backends can open a channel on it.
     static PollContext &inline_context();
@@ -59,6 +72,7 @@ class PollContext {
   private:
     struct Channel;
     std::vector<Channel> channels_;
+    uint64_t wake_ns_ = UINT64_MAX;
 };
 
 } // namespace skiff::nvmeof::target

@@ -16,6 +16,7 @@
 #include "skiff/nvmeof/target/namespace_io_metrics.hpp"
 #include "skiff/nvmeof/target/poll_context.hpp"
 #include "skiff/nvmeof/target/port.hpp"
+#include "skiff/nvmeof/target/qos_throttle.hpp"
 #include "skiff/nvmeof/target/request.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 
@@ -97,6 +98,13 @@ class Queue {
     bool has_deferred() const { return deferred_head_ != nullptr; }
     void run_deferred();
 
+    // Requests over their namespace's QoS limit wait here (queued, not failed). The transport
+    // calls run_throttled() from its progress() every loop pass while has_throttled(): it is
+    // cheap until the tokens are due, runs what may go, and true when it ran any. Meanwhile it
+    // tells the poll group when to look again (PollContext::wake_at), so the group may sleep.
+    bool has_throttled() const { return qos_.has_waiting(); }
+    bool run_throttled();
+
     // Convenience for transports: prepare + execute for commands without host data.
     void submit(Request &req);
 
@@ -166,6 +174,9 @@ class Queue {
     void record_metrics(Request &req);
     void drop_deferred();
     void abort_held_requests();
+    // QoS (queue_qos.cpp): false when req was queued by its namespace's limits.
+    bool qos_admit(Request &req);
+    void record_throttled(Request &req, uint64_t now_ns);
 
     Target &target_;
     Port port_;
@@ -190,6 +201,7 @@ class Queue {
     ChannelParams channel_params_;
     uint32_t io_in_flight_ = 0;
     Request *deferred_head_ = nullptr, *deferred_tail_ = nullptr;
+    QosThrottle qos_;
 };
 
 } // namespace skiff::nvmeof::target

@@ -57,6 +57,12 @@ struct Request {
     IoSequence seq;                                 // commands of several I/Os in a row
     // Metrics on (Queue::admit): monotonic ns when the capsule was received; 0: not timed.
     uint64_t received_ns = 0;
+    // QoS (qos_throttle.hpp): the queue's FIFO of requests over their namespace's limit, when
+    // one was queued, its lane there, and whether it passed (run_deferred runs it again).
+    Request *next_throttled = nullptr;
+    uint64_t qos_since_ns = 0;
+    uint8_t qos_lane = 0;
+    bool qos_admitted = false;
 
     // The CQE status as sent (wire::Status layout; 0 = success).
     uint16_t status() const { return cqe.status; }
@@ -78,6 +84,8 @@ struct Request {
         holds_gate = false;
         step = 0;
         received_ns = 0;
+        next_throttled = nullptr;
+        qos_admitted = false;
     }
 };
 
