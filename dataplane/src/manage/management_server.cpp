@@ -100,6 +100,17 @@ json &subsystem_entry(json &doc, const std::string &nqn) {
     return *it;
 }
 
+// The namespace entry of subsystem entry `s` that params.nsid names (namespace.remove,
+// namespace.resize, qos.set).
+json::iterator namespace_entry(json &s, const json &params) {
+    uint64_t nsid = param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
+    auto it = find_entry(s, "namespaces", "nsid", nsid);
+    if (it == s["namespaces"].end())
+        throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
+                                              s["nqn"].get<std::string>()};
+    return it;
+}
+
 void remove_backend(json &doc, const std::string &name) {
     auto it = find_entry(doc, "backends", "name", name);
     if (it != doc["backends"].end()) doc["backends"].erase(it);
@@ -117,12 +128,7 @@ void qos_set(json &doc, const json &params) {
     static constexpr const char *kLimits[] = {"rw_ios_per_sec",     "read_ios_per_sec",
                                               "write_ios_per_sec",  "rw_bytes_per_sec",
                                               "read_bytes_per_sec", "write_bytes_per_sec"};
-    json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
-    uint64_t nsid = param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
-    auto ns = find_entry(s, "namespaces", "nsid", nsid);
-    if (ns == s["namespaces"].end())
-        throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
-                                              s["nqn"].get<std::string>()};
+    auto ns = namespace_entry(subsystem_entry(doc, str(params, "nqn", "a subsystem NQN")), params);
     for (auto &[key, value] : params.items()) {
         bool known = key == "nqn" || key == "nsid" || key == "host" || key == "clear";
         for (const char *k : kLimits) known |= key == k;
@@ -556,23 +562,12 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         s["namespaces"].push_back(ns);
     } else if (method == "namespace.remove") {
         json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
-        uint64_t nsid =
-            param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
-        auto it = find_entry(s, "namespaces", "nsid", nsid);
-        if (it == s["namespaces"].end())
-            throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
-                                                  s["nqn"].get<std::string>()};
+        auto it = namespace_entry(s, params);
         if (!opt_bool(params, "keep_backend", false)) remove_backend(doc, (*it)["backend"]);
         s["namespaces"].erase(it);
     } else if (method == "namespace.resize") {
         // namespace.resize {"nqn", "nsid", "size"}: its backend's size, grown in place (apply).
-        json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
-        uint64_t nsid =
-            param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
-        auto it = find_entry(s, "namespaces", "nsid", nsid);
-        if (it == s["namespaces"].end())
-            throw RpcError{kRpcInvalidParams, "params.nsid: no namespace " + std::to_string(nsid) + " in " +
-                                                  s["nqn"].get<std::string>()};
+        auto it = namespace_entry(subsystem_entry(doc, str(params, "nqn", "a subsystem NQN")), params);
         if (!params.contains("size") || !(params["size"].is_string() || params["size"].is_number_unsigned()))
             throw RpcError{kRpcInvalidParams,
                            "params.size: expected a size such as \"2GiB\" or a byte count"};
