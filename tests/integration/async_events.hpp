@@ -1,6 +1,7 @@
 // Asynchronous Event Requests from a test's host controller, driven by hand: the test parks one
-// on the admin queue and waits (bounded) for its completion. The controller must be connected
-// without automatic keep-alive (the test owns the admin queue).
+// on the admin queue and waits (bounded) for its completion; and the log page a namespace event
+// points to. The controller must be connected without automatic keep-alive (the test owns the
+// admin queue).
 #pragma once
 
 #include "skiff/nvmeof/host/controller.hpp"
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace skiff::itest {
 
@@ -33,6 +35,17 @@ inline std::optional<uint32_t> wait_aer(nvmeof::host::Controller &c, uint16_t ci
         (void)c.admin_queue().poll(step);
     }
     return std::nullopt;
+}
+
+// The Changed Namespace List log page (04h), its non-zero entries; reading it without RAE clears
+// it and re-arms the namespace-attribute notice.
+inline std::vector<uint32_t> changed_list(nvmeof::host::Controller &c) {
+    uint32_t list[1024] = {};
+    EXPECT_TRUE(c.get_log_page(NVME_LOG_LID_CHANGED_NS, 0xFFFFFFFF, list, sizeof(list)).ok());
+    std::vector<uint32_t> out;
+    for (uint32_t v : list)
+        if (v) out.push_back(v);
+    return out;
 }
 
 } // namespace skiff::itest

@@ -90,15 +90,6 @@ class ManagementTest : public ::testing::Test {
     std::unique_ptr<TargetProcess> target_;
 };
 
-std::vector<uint32_t> changed_list(host::Controller &c) {
-    uint32_t list[1024] = {};
-    EXPECT_TRUE(c.get_log_page(NVME_LOG_LID_CHANGED_NS, 0xFFFFFFFF, list, sizeof(list)).ok());
-    std::vector<uint32_t> out;
-    for (uint32_t v : list)
-        if (v) out.push_back(v);
-    return out;
-}
-
 TEST_F(ManagementTest, AddAndRemoveNamespaceRaiseTheEventOnAConnectedHost) {
     write_config(config());
     start({"--config", config_path_});

@@ -35,14 +35,6 @@ class NamespaceResizeTest : public TargetTest {
         }
         return c;
     }
-    std::vector<uint32_t> changed_list(host::Controller &c) {
-        uint32_t list[1024] = {};
-        EXPECT_TRUE(c.get_log_page(NVME_LOG_LID_CHANGED_NS, 0xFFFFFFFF, list, sizeof(list)).ok());
-        std::vector<uint32_t> out;
-        for (uint32_t v : list)
-            if (v) out.push_back(v);
-        return out;
-    }
     uint64_t nsze(host::Controller &c) {
         auto id = c.identify_namespace(1);
         EXPECT_TRUE(id.ok());
