@@ -136,14 +136,14 @@ TEST(MetricsNamespaceCounters, RetiredQueuesKeepCounting) {
     b.reset(); // the queue is gone; its counts are not
     const auto after = sub.totals();
     for (const auto *t : {&before, &after}) {
-        const tgt::NamespaceIoTotals &ns1 = (*t)[0];
+        const tgt::NamespaceIoTotals &ns1 = t->at(1);
         EXPECT_EQ(ns1.commands[size_t(tgt::IoKind::kRead)], 2u);
         EXPECT_EQ(ns1.commands[size_t(tgt::IoKind::kWrite)], 1u);
         EXPECT_EQ(ns1.read_bytes, 4096u);
         EXPECT_EQ(ns1.write_bytes, 512u);
         EXPECT_EQ(ns1.errors.at(tgt::error_key(NVME_SCT_MEDIA, NVME_SC_READ_ERROR)), 1u);
         EXPECT_EQ(ns1.latency[size_t(tgt::IoKind::kRead)].count(), 2u);
-        EXPECT_EQ((*t)[2].commands[size_t(tgt::IoKind::kOther)], 1u);
+        EXPECT_EQ(t->at(3).commands[size_t(tgt::IoKind::kOther)], 1u);
     }
 }
 
@@ -162,8 +162,8 @@ TEST(MetricsNamespaceCounters, HostsGetTheirQueuesCountsLiveAndRetired) {
     b->ns(1).record(tgt::IoKind::kRead, 8192, 0, 4000);
     for (int pass = 0; pass < 2; ++pass) {
         const tgt::SubsystemIoMetrics::Snapshot s = sub.snapshot();
-        EXPECT_EQ(s.namespaces[0].read_bytes, 4096u + 8192u) << "pass " << pass;
-        EXPECT_EQ(s.namespaces[1].write_bytes, 512u) << "pass " << pass;
+        EXPECT_EQ(s.namespaces.at(1).read_bytes, 4096u + 8192u) << "pass " << pass;
+        EXPECT_EQ(s.namespaces.at(2).write_bytes, 512u) << "pass " << pass;
         ASSERT_EQ(s.hosts.size(), 2u) << "pass " << pass; // a host without I/O has no row
         const auto &a = s.hosts.at("nqn.host-a");
         EXPECT_EQ(a.at(1).read_bytes, 4096u);
@@ -189,7 +189,28 @@ TEST(MetricsNamespaceCounters, RetiredHostsBeyondTheLimitCountTogether) {
     const tgt::SubsystemIoMetrics::Snapshot s = sub.snapshot();
     EXPECT_EQ(s.hosts.size(), tgt::SubsystemIoMetrics::kMaxHosts + 1);
     EXPECT_EQ(s.hosts.at(tgt::SubsystemIoMetrics::kOtherHosts).at(1).commands[0], 3u);
-    EXPECT_EQ(s.namespaces[0].commands[0], tgt::SubsystemIoMetrics::kMaxHosts + 3);
+    EXPECT_EQ(s.namespaces.at(1).commands[0], tgt::SubsystemIoMetrics::kMaxHosts + 3);
+}
+
+// A queue takes memory for the namespaces it serves only, in blocks of 32 nsids: nsid 1024's
+// block comes with its first command and is summed like the others.
+TEST(MetricsNamespaceCounters, AQueueHoldsBlocksOnlyForTheNamespacesItServed) {
+    tgt::SubsystemIoMetrics sub;
+    auto q = std::make_unique<tgt::QueueIoMetrics>();
+    sub.attach(q.get(), "nqn.host-a");
+    EXPECT_EQ(q->find(1024), nullptr);
+    EXPECT_EQ(q->find(1), nullptr);
+    q->ns(1024).record(tgt::IoKind::kWrite, 4096, 0, 1000);
+    ASSERT_NE(q->find(1024), nullptr);
+    EXPECT_NE(q->find(993), nullptr) << "the same block of 32 (993..1024)";
+    EXPECT_EQ(q->find(992), nullptr);
+    EXPECT_EQ(&q->ns(1024), q->find(1024)) << "made once";
+    tgt::SubsystemIoMetrics::Totals t = sub.totals();
+    ASSERT_EQ(t.size(), 1u) << "only namespaces that saw commands";
+    EXPECT_EQ(t.at(1024).write_bytes, 4096u);
+    sub.detach(q.get());
+    q.reset();
+    EXPECT_EQ(sub.totals().at(1024).commands[size_t(tgt::IoKind::kWrite)], 1u);
 }
 
 TEST(MetricsNamespaceCounters, StatusesBeyondTheSlotsCountAsOther) {

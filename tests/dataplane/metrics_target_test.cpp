@@ -74,7 +74,7 @@ class MetricsTarget : public ::testing::Test {
 TEST_F(MetricsTarget, QueuesCountIntoTheirSubsystemAndOutliveTheirConnection) {
     start(true);
     run_io();
-    const tgt::NamespaceIoTotals t = subsys->io_metrics()->totals()[0];
+    const tgt::NamespaceIoTotals t = subsys->io_metrics()->totals()[1];
     EXPECT_EQ(t.commands[size_t(tgt::IoKind::kRead)], 3u);
     EXPECT_EQ(t.commands[size_t(tgt::IoKind::kWrite)], 2u);
     EXPECT_EQ(t.commands[size_t(tgt::IoKind::kOther)], 1u);
@@ -108,7 +108,7 @@ TEST_F(MetricsTarget, QueuesCountIntoTheirSubsystemAndOutliveTheirConnection) {
 TEST_F(MetricsTarget, OffCountsNothing) {
     start(false);
     run_io();
-    const tgt::NamespaceIoTotals t = subsys->io_metrics()->totals()[0];
+    const tgt::NamespaceIoTotals t = subsys->io_metrics()->totals()[1];
     for (size_t k = 0; k < tgt::kIoKinds; ++k) EXPECT_EQ(t.commands[k], 0u) << k;
     EXPECT_TRUE(t.errors.empty());
 }

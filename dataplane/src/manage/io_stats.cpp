@@ -67,11 +67,11 @@ Result<json> io_stats_json(const tgt::Target &target, const std::optional<std::s
                 {"hosts", json::array()}};
     for (auto &s : target.subsystems()) {
         if (s->is_discovery() || (subsystem && s->nqn() != *subsystem)) continue;
-        const tgt::SubsystemIoMetrics::Snapshot snap = s->io_metrics()->snapshot();
+        tgt::SubsystemIoMetrics::Snapshot snap = s->io_metrics()->snapshot();
         // Every namespace present has a row, zeros included; hosts have rows for the namespaces
         // they sent commands to (those present now).
         for (auto &ns : s->namespaces())
-            out["namespaces"].push_back(row_json(s->nqn(), ns->nsid(), snap.namespaces[ns->nsid() - 1]));
+            out["namespaces"].push_back(row_json(s->nqn(), ns->nsid(), snap.namespaces[ns->nsid()]));
         for (auto &[host, per_ns] : snap.hosts)
             for (auto &[nsid, t] : per_ns) {
                 if (!s->find_namespace(nsid)) continue;

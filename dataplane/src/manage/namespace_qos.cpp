@@ -43,13 +43,13 @@ json qos_show_json(const tgt::Target &target, const config::Config &running, con
     json out = {{"namespaces", json::array()}};
     for (auto &s : target.subsystems()) {
         if (s->is_discovery() || (!subsystem.empty() && s->nqn() != subsystem)) continue;
-        const tgt::SubsystemIoMetrics::Totals totals = s->io_metrics()->totals();
+        tgt::SubsystemIoMetrics::Totals totals = s->io_metrics()->totals();
         for (auto &ns : s->namespaces()) {
             const config::NamespaceConfig *c = find_ns(running, s->nqn(), ns->nsid());
             json limits = c ? config::qos_to_json(c->qos) : json::object();
             json hosts = limits.contains("hosts") ? limits["hosts"] : json::array();
             limits.erase("hosts");
-            const tgt::NamespaceIoTotals &t = totals[ns->nsid() - 1];
+            const tgt::NamespaceIoTotals &t = totals[ns->nsid()];
             out["namespaces"].push_back({{"subsystem", s->nqn()},
                                          {"nsid", ns->nsid()},
                                          {"limits", limits},

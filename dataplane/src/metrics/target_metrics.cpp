@@ -28,8 +28,8 @@ std::vector<NamespaceRow> namespace_rows(const tgt::Target &target) {
     std::vector<NamespaceRow> rows;
     for (auto &s : target.subsystems()) {
         if (s->is_discovery()) continue;
-        const tgt::SubsystemIoMetrics::Totals totals = s->io_metrics()->totals();
-        for (auto &ns : s->namespaces()) rows.push_back({s->nqn(), ns->nsid(), totals[ns->nsid() - 1]});
+        tgt::SubsystemIoMetrics::Totals totals = s->io_metrics()->totals();
+        for (auto &ns : s->namespaces()) rows.push_back({s->nqn(), ns->nsid(), totals[ns->nsid()]});
     }
     return rows;
 }

@@ -5,6 +5,7 @@
 #include "skiff/nvmeof/target/subsystem.hpp"
 
 #include <cstring>
+#include <span>
 
 namespace skiff::nvmeof::target {
 
@@ -71,9 +72,8 @@ void fill_identify_controller_ana(nvme_id_ctrl &id) {
 
 uint64_t ana_change_count(const Controller &ctrl) {
     uint64_t sum = ctrl.ana().changes();
-    const Subsystem &subsys = ctrl.subsystem();
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
-        if (const Namespace *ns = subsys.find_namespace(nsid)) sum += ns->device().ana_changes();
+        if (const Namespace *ns = ctrl.find_namespace(nsid)) sum += ns->device().ana_changes();
     return sum;
 }
 
@@ -101,12 +101,15 @@ void log_ana(Request &req) {
     bool groups_only = (c.cdw10 >> 8) & NVME_LOG_ANA_LSP_RGO_GROUPS_ONLY;
     bool retain = c.cdw10 & (1u << 15);
     Controller &ctrl = *req.queue->controller();
-    const Subsystem &subsys = ctrl.subsystem();
     PageWindow w(req.buf, offset, len);
 
-    // The namespaces by group (namespaces may come and go meanwhile: one snapshot).
-    std::array<const Namespace *, kMaxNamespaces> nss{};
-    for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) nss[nsid - 1] = subsys.find_namespace(nsid);
+    // The namespaces this host sees, by group (namespaces may come and go meanwhile: one
+    // snapshot, the present ones only, so each group's pass is short).
+    std::array<const Namespace *, kMaxNamespaces> nss;
+    size_t present = 0;
+    for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
+        if (const Namespace *ns = ctrl.find_namespace(nsid)) nss[present++] = ns;
+    const std::span<const Namespace *const> listed(nss.data(), present);
 
     nvme_ana_log header{};
     header.chgcnt = ana_change_count(ctrl);
@@ -115,8 +118,8 @@ void log_ana(Request &req) {
         uint32_t members = 0;
         uint64_t device_changes = 0;
         bool device_down = false;
-        for (const Namespace *ns : nss) {
-            if (!ns || ns->ana_group() != group) continue;
+        for (const Namespace *ns : listed) {
+            if (ns->ana_group() != group) continue;
             ++members;
             device_changes += ns->device().ana_changes();
             device_down |= !ns->device().accessible();
@@ -129,8 +132,8 @@ void log_ana(Request &req) {
         d.state = uint8_t(group_state(ctrl, group, device_down));
         w.put(at, &d, sizeof(d));
         at += sizeof(d);
-        for (const Namespace *ns : nss) {
-            if (groups_only || !ns || ns->ana_group() != group) continue;
+        for (const Namespace *ns : listed) {
+            if (groups_only || ns->ana_group() != group) continue;
             uint32_t nsid = ns->nsid();
             w.put(at, &nsid, sizeof(nsid));
             at += sizeof(nsid);

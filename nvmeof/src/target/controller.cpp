@@ -15,16 +15,18 @@ Controller::Controller(uint16_t cntlid, std::shared_ptr<Subsystem> subsystem, st
     : cntlid_(cntlid), subsystem_(std::move(subsystem)), hostnqn_(std::move(hostnqn)), hostid_(hostid),
       port_id_(port_id), ana_(&subsystem_->port_ana(port_id)), limits_(limits), kato_ms_(kato_ms),
       io_queues_(limits.max_io_queues) {
+    // First, so that the host's hidden namespaces are set before anything reads them (every
+    // member is constructed by now; the body only fills in values).
+    subsystem_->attach_controller(this);
     // Namespaces present at association time are not "changed".
     ns_generation_seen_ = subsystem_->namespace_generation();
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid)
-        if (const Namespace *ns = subsystem_->find_namespace(nsid)) {
-            active_ns_mask_ |= 1ull << (nsid - 1);
+        if (const Namespace *ns = find_namespace(nsid)) {
+            active_ns_.set(nsid - 1);
             ns_attr_seen_[nsid - 1] = ns->attr_generation();
         }
     // Likewise ANA states as they are now: the host reads them at connect.
     ana_changes_seen_ = detail::ana_change_count(*this);
-    subsystem_->attach_controller(this);
 }
 
 Controller::~Controller() {
@@ -136,34 +138,32 @@ bool Controller::collect_namespace_changes() {
     uint64_t gen = subsystem_->namespace_generation();
     if (gen != ns_generation_seen_) {
         ns_generation_seen_ = gen;
-        uint64_t mask = 0, resized = 0;
+        // A namespace that appeared or went away for this host (added, removed, shown, hidden),
+        // or is still there with other attributes (a new size), is changed. 1024 nsids, once per
+        // change of the subsystem, on the admin queue's timer.
         for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
-            const Namespace *ns = subsystem_->find_namespace(nsid);
-            if (!ns) continue;
-            const uint64_t bit = 1ull << (nsid - 1);
-            mask |= bit;
-            // Present before and now with other attributes (a new size): changed too.
-            if ((active_ns_mask_ & bit) && ns->attr_generation() != ns_attr_seen_[nsid - 1]) resized |= bit;
-            ns_attr_seen_[nsid - 1] = ns->attr_generation();
-        }
-        uint64_t diff = (mask ^ active_ns_mask_) | resized;
-        active_ns_mask_ = mask;
-        for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
-            if (!(diff & (1ull << (nsid - 1)))) continue;
-            bool listed = false;
-            for (size_t i = 0; i < changed_count_; ++i) listed |= changed_[i] == nsid;
-            if (!listed && changed_count_ < changed_.size()) changed_[changed_count_++] = nsid;
+            const uint32_t i = nsid - 1;
+            const Namespace *ns = find_namespace(nsid);
+            bool changed = bool(ns) != active_ns_[i];
+            if (ns) {
+                changed |= active_ns_[i] && ns->attr_generation() != ns_attr_seen_[i];
+                ns_attr_seen_[i] = ns->attr_generation();
+            }
+            active_ns_[i] = bool(ns);
+            // Every nsid fits: the page has room for all 1024, so it never overflows to FFFFFFFFh.
+            if (changed) changed_.set(i);
         }
     }
     constexpr uint32_t kAecNamespaceAttr = 1u << 8;
-    return changed_count_ > 0 && !ns_event_masked_ && (async_event_config & kAecNamespaceAttr);
+    return changed_.any() && !ns_event_masked_ && (async_event_config & kAecNamespaceAttr);
 }
 
 size_t Controller::read_changed_namespaces(uint32_t *out, size_t max, bool retain) {
-    size_t n = std::min(changed_count_, max);
-    for (size_t i = 0; i < n; ++i) out[i] = changed_[i];
+    size_t n = 0;
+    for (uint32_t i = 0; i < kMaxNamespaces && n < max; ++i)
+        if (changed_[i]) out[n++] = i + 1;
     if (!retain) {
-        changed_count_ = 0;
+        changed_.reset();
         ns_event_masked_ = false;
     }
     return n;

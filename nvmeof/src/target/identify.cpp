@@ -21,8 +21,8 @@ void put_string(char *dst, size_t n, const std::string &s) {
 }
 
 void identify_namespace(Request &req) {
-    Namespace *ns = req.queue->controller()->subsystem().find_namespace(req.cmd.nsid);
-    // An inactive (but valid) nsid reads as zeroes.
+    Namespace *ns = req.queue->controller()->find_namespace(req.cmd.nsid);
+    // An inactive (but valid) nsid reads as zeroes; so does one hidden from this host.
     if (ns) fill_identify_namespace(*ns, *reinterpret_cast<nvme_id_ns *>(req.buf));
     complete(req);
 }
@@ -38,14 +38,15 @@ void identify_controller(Request &req) {
 void identify_active_list(Request &req) {
     auto *list = reinterpret_cast<uint32_t *>(req.buf);
     size_t n = 0;
-    Subsystem &subsys = req.queue->controller()->subsystem();
+    const Controller &ctrl = *req.queue->controller();
+    // The ids above CDW1's (parse_identify refused FFFFFFFEh and FFFFFFFFh); 1024 fill the page.
     for (uint32_t nsid = req.cmd.nsid + 1; nsid <= kMaxNamespaces && n < 1024; ++nsid)
-        if (subsys.find_namespace(nsid)) list[n++] = nsid;
+        if (ctrl.find_namespace(nsid)) list[n++] = nsid;
     complete(req);
 }
 
 void identify_descriptors(Request &req) {
-    Namespace *ns = req.queue->controller()->subsystem().find_namespace(req.cmd.nsid);
+    Namespace *ns = req.queue->controller()->find_namespace(req.cmd.nsid);
     if (!ns) return (void)(req.fail(NVME_SCT_GENERIC, NVME_SC_INVALID_NS), complete(req));
     uint8_t *p = req.buf;
     auto put = [&](uint8_t type, const void *id, uint8_t len) {
@@ -83,10 +84,10 @@ void identify_command_sets(Request &req) {
 
 // ONCS is controller wide: Dataset Management is advertised when some namespace can deallocate
 // (on the others it is a successful no-op, as Deallocate is advisory).
-bool any_namespace_deallocates(const Subsystem &subsys) {
+bool any_namespace_deallocates(const Controller &ctrl) {
     bool none = true;
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
-        const Namespace *ns = subsys.find_namespace(nsid);
+        const Namespace *ns = ctrl.find_namespace(nsid);
         if (!ns) continue;
         none = false;
         if (ns->device().deallocate_mode() != DeallocateMode::kUnsupported) return true;
@@ -97,10 +98,10 @@ bool any_namespace_deallocates(const Subsystem &subsys) {
 // VWC is controller wide too: present when some namespace's storage can lose completed
 // writes (hosts then send Flush and FUA); an empty subsystem says present, as a namespace
 // added later may cache.
-bool any_namespace_caches(const Subsystem &subsys) {
+bool any_namespace_caches(const Controller &ctrl) {
     bool none = true;
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
-        const Namespace *ns = subsys.find_namespace(nsid);
+        const Namespace *ns = ctrl.find_namespace(nsid);
         if (!ns) continue;
         none = false;
         if (ns->device().volatile_write_cache()) return true;
@@ -151,9 +152,9 @@ void fill_identify_controller(const Controller &ctrl, nvme_id_ctrl &id) {
     // Copy and Verify go through the backend's reads and writes, so every namespace has them.
     id.oncs = NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_RESERVATIONS |
               NVME_CTRL_ONCS_VERIFY | NVME_CTRL_ONCS_COPY;
-    if (any_namespace_deallocates(ctrl.subsystem())) id.oncs |= NVME_CTRL_ONCS_DSM;
+    if (any_namespace_deallocates(ctrl)) id.oncs |= NVME_CTRL_ONCS_DSM;
     id.fuses = NVME_CTRL_FUSES_COMPARE_AND_WRITE;
-    if (any_namespace_caches(ctrl.subsystem())) id.vwc = NVME_CTRL_VWC_PRESENT;
+    if (any_namespace_caches(ctrl)) id.vwc = NVME_CTRL_VWC_PRESENT;
     id.acwu = 0; // compare and write is atomic up to one block (0's based)
     id.ocfs = 1; // Copy: Source Range Entries descriptor format 0h only
     fill_identify_controller_ana(id);

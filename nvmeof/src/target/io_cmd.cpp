@@ -55,9 +55,8 @@ void execute_compare(Request &req) {
 void flush_next(Request &req, uint16_t st) {
     Controller *ctrl = req.queue->controller();
     if (st != 0 || !ctrl) return finish(req, st);
-    Subsystem &subsys = ctrl->subsystem();
     while (req.step < kMaxNamespaces) {
-        Namespace *ns = subsys.find_namespace(++req.step);
+        Namespace *ns = ctrl->find_namespace(++req.step); // the namespaces this host sees
         if (ns) return submit_io(req, *ns, IoOp::kFlush, 0, 0, nullptr, flush_next);
     }
     finish(req, 0);
@@ -215,13 +214,12 @@ bool parse_fused(Request &req) {
 bool parse_io(Request &req) {
     if (!check_ready(req)) return false;
     const wire::Sqe &c = req.cmd;
-    Subsystem &subsys = req.queue->controller()->subsystem();
     if (c.opcode == nvme_cmd_flush && c.nsid == 0xFFFFFFFF) {
         if (!expect_transfer(req, 0, DataDir::kNone)) return false;
         req.execute = execute_flush;
         return true;
     }
-    req.ns = subsys.find_namespace(c.nsid);
+    req.ns = req.queue->controller()->find_namespace(c.nsid); // hidden from this host: inactive
     if (!req.ns) return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
     // A path that is not accessible (ANA), then the reservation, may refuse the command.
     uint16_t path_status = ana_io_status(*req.queue->controller(), *req.ns);

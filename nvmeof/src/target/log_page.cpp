@@ -119,7 +119,7 @@ bool parse_get_log_page(Request &req) {
         return true;
     case NVME_LOG_LID_SMART:
         if (req.cmd.nsid != 0xFFFFFFFF && req.cmd.nsid != 0 &&
-            !req.queue->controller()->subsystem().find_namespace(req.cmd.nsid))
+            !req.queue->controller()->find_namespace(req.cmd.nsid))
             return fail(req, NVME_SCT_GENERIC, NVME_SC_INVALID_NS);
         req.execute = log_smart;
         return true;

@@ -73,4 +73,28 @@ NamespaceIoTotals NamespaceIoMetrics::totals() const {
     return t;
 }
 
+QueueIoMetrics::~QueueIoMetrics() {
+    for (auto &c : chunks_) delete c.load(std::memory_order_acquire);
+}
+
+NamespaceIoMetrics &QueueIoMetrics::ns(uint32_t nsid) {
+    const uint32_t i = nsid - 1;
+    std::atomic<Chunk *> &slot = chunks_[i / kChunkNamespaces];
+    Chunk *c = slot.load(std::memory_order_acquire);
+    if (!c) {
+        auto *made = new Chunk;
+        if (slot.compare_exchange_strong(c, made, std::memory_order_acq_rel))
+            c = made;
+        else
+            delete made; // another thread published one first: c holds it
+    }
+    return c->ns[i % kChunkNamespaces];
+}
+
+const NamespaceIoMetrics *QueueIoMetrics::find(uint32_t nsid) const {
+    const uint32_t i = nsid - 1;
+    const Chunk *c = chunks_[i / kChunkNamespaces].load(std::memory_order_acquire);
+    return c ? &c->ns[i % kChunkNamespaces] : nullptr;
+}
+
 } // namespace skiff::nvmeof::target

@@ -9,7 +9,6 @@
 namespace skiff::nvmeof::target {
 
 struct PollContext::Channel {
-    uint64_t ns_uid = 0;
     std::weak_ptr<Namespace> ns; // expires when the namespace is gone
     bool watched = false;        // ns was shared-owned at open (else never swept)
     std::shared_ptr<BlockDevice> device;
@@ -23,14 +22,17 @@ PollContext::~PollContext() {
 }
 
 IoChannel *PollContext::channel(Namespace &ns, const ChannelParams &params) {
-    for (auto &c : channels_)
-        if (c.ns_uid == ns.uid()) return c.io.get();
+    // uids start at 1 (namespace.cpp), so last_uid_ 0 matches none.
+    if (ns.uid() == last_uid_) return last_;
+    if (auto it = channels_.find(ns.uid()); it != channels_.end()) {
+        last_uid_ = ns.uid();
+        return last_ = it->second.io.get();
+    }
     // First I/O of this namespace on this group: open its channel (allocates, once). Channels
     // of namespaces that are gone go first: a context that no loop sweeps (inline_context(),
     // one per thread for its whole life) would otherwise keep every device it ever served alive.
     sweep_channels();
     Channel c;
-    c.ns_uid = ns.uid();
     c.ns = ns.weak_from_this();
     c.watched = !c.ns.expired();
     c.device = ns.device_ptr();
@@ -40,27 +42,34 @@ IoChannel *PollContext::channel(Namespace &ns, const ChannelParams &params) {
     else
         skiff::log::get("nvmeof")->error("poll group {}: cannot open a {} channel for namespace {}: {}",
                                          index(), c.device->kind(), ns.nsid(), opened.error().message);
-    channels_.push_back(std::move(c));
-    return channels_.back().io.get();
+    IoChannel *io = c.io.get();
+    channels_.emplace(ns.uid(), std::move(c));
+    last_uid_ = ns.uid();
+    return last_ = io;
 }
 
 uint32_t PollContext::io_in_flight() const {
     uint32_t n = 0;
-    for (const auto &c : channels_)
+    for (const auto &[uid, c] : channels_)
         if (c.io) n += c.io->in_flight();
     return n;
 }
 
 void PollContext::sweep_channels() {
-    std::erase_if(channels_, [](const Channel &c) {
+    const size_t before = channels_.size();
+    std::erase_if(channels_, [](const auto &entry) {
+        const Channel &c = entry.second;
         return c.watched && c.ns.expired() && (!c.io || c.io->in_flight() == 0);
     });
+    if (channels_.size() != before) last_uid_ = 0, last_ = nullptr;
 }
 
 void PollContext::close_channels() {
     // Channels before their devices (member order of Channel does the rest).
-    for (auto &c : channels_) c.io.reset();
+    for (auto &[uid, c] : channels_) c.io.reset();
     channels_.clear();
+    last_uid_ = 0;
+    last_ = nullptr;
 }
 
 namespace {

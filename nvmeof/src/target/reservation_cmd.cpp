@@ -120,7 +120,6 @@ uint16_t set_reservation_feature(Request &req) {
     Controller &ctrl = *req.queue->controller();
     uint8_t fid = req.cmd.cdw10 & 0xFF;
     uint32_t nsid = req.cmd.nsid;
-    Subsystem &subsys = ctrl.subsystem();
     if (fid == NVME_FEAT_FID_RESV_MASK) {
         uint8_t mask = req.cmd.cdw11 & (NVME_FEAT_RESV_NOTIFY_REGPRE | NVME_FEAT_RESV_NOTIFY_RESREL |
                                         NVME_FEAT_RESV_NOTIFY_RESPRE);
@@ -128,19 +127,18 @@ uint16_t set_reservation_feature(Request &req) {
             for (uint32_t id = 1; id <= kMaxNamespaces; ++id) ctrl.set_resv_mask(id, mask);
             return 0;
         }
-        if (!subsys.find_namespace(nsid))
-            return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_NS, true);
+        if (!ctrl.find_namespace(nsid)) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_NS, true);
         ctrl.set_resv_mask(nsid, mask);
         return 0;
     }
-    Namespace *ns = subsys.find_namespace(nsid);
+    Namespace *ns = ctrl.find_namespace(nsid);
     if (!ns) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_NS, true);
     return ns->reservation().set_ptpl(req.cmd.cdw11 & 1);
 }
 
 uint16_t get_reservation_feature(Request &req) {
     Controller &ctrl = *req.queue->controller();
-    Namespace *ns = ctrl.subsystem().find_namespace(req.cmd.nsid);
+    Namespace *ns = ctrl.find_namespace(req.cmd.nsid);
     if (!ns) return wire::Status::make(NVME_SCT_GENERIC, NVME_SC_INVALID_NS, true);
     uint8_t fid = req.cmd.cdw10 & 0xFF;
     req.cqe.result =

@@ -22,6 +22,7 @@ Status Subsystem::add_namespace(std::shared_ptr<Namespace> ns) {
                           "namespace id " + std::to_string(nsid) + " is already used in " + nqn_);
     }
     owned_.push_back(ns);
+    update_hidden(*ns); // before it is published: a host that must not see it never finds it
     slots_[nsid - 1].store(ns.get(), std::memory_order_release);
     ns_generation_.fetch_add(1, std::memory_order_acq_rel);
     return Status::success();
@@ -117,11 +118,6 @@ std::string check_nqn(std::string_view nqn) {
         return "\"" + std::string(nqn) + "\" does not start with \"nqn.yyyy-mm.\"";
     if (nqn.size() == 12 || nqn[12] == ':' || nqn[12] == '.') return "the NQN has no domain after the date";
     return {};
-}
-
-void Subsystem::attach_controller(Controller *c) {
-    std::lock_guard lock(controllers_mu_);
-    controllers_.push_back(c);
 }
 
 void Subsystem::detach_controller(Controller *c) {

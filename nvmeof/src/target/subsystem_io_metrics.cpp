@@ -8,13 +8,17 @@ namespace {
 bool any_commands(const NamespaceIoTotals &t) {
     for (uint64_t n : t.commands)
         if (n) return true;
-    return false; // errors, bytes and latency come with commands only
+    // Errors, bytes and latency come with commands only; a throttled command is counted when it
+    // goes to its backend, before it completes.
+    return t.qos_throttled_ios != 0;
 }
 
 // Adds a queue's namespaces that saw commands to a host's totals.
 void add_queue(SubsystemIoMetrics::HostTotals &host, const QueueIoMetrics &queue) {
     for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) {
-        NamespaceIoTotals t = queue.ns(nsid).totals();
+        const NamespaceIoMetrics *m = queue.find(nsid);
+        if (!m) continue;
+        NamespaceIoTotals t = m->totals();
         if (any_commands(t)) host[nsid] += t;
     }
 }
@@ -44,7 +48,7 @@ void SubsystemIoMetrics::detach(const QueueIoMetrics *queue) {
     if (folded.empty()) return; // no I/O: nothing to keep, not even the host's name
     HostTotals &host = retired_host(hostnqn);
     for (auto &[nsid, t] : folded) {
-        retired_[nsid - 1] += t;
+        retired_[nsid] += t;
         host[nsid] += t;
     }
 }
@@ -52,8 +56,7 @@ void SubsystemIoMetrics::detach(const QueueIoMetrics *queue) {
 SubsystemIoMetrics::Totals SubsystemIoMetrics::totals() const {
     std::lock_guard lock(mu_);
     Totals out = retired_;
-    for (const Live &l : live_)
-        for (uint32_t nsid = 1; nsid <= kMaxNamespaces; ++nsid) out[nsid - 1] += l.queue->ns(nsid).totals();
+    for (const Live &l : live_) add_queue(out, *l.queue);
     return out;
 }
 
@@ -67,7 +70,7 @@ SubsystemIoMetrics::Snapshot SubsystemIoMetrics::snapshot() const {
         if (q.empty()) continue;
         HostTotals &host = s.hosts[l.hostnqn];
         for (auto &[nsid, t] : q) {
-            s.namespaces[nsid - 1] += t;
+            s.namespaces[nsid] += t;
             host[nsid] += t;
         }
     }

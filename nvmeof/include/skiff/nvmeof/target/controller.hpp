@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <bitset>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,14 @@ class Controller {
     const PortAna &ana() const { return *ana_; }
     const Limits &limits() const { return limits_; }
     bool is_discovery() const { return subsystem_->is_discovery(); }
+    // The namespace with this id as this controller's host sees it: nullptr when there is none
+    // or it is hidden from the host (namespace_visibility.hpp). Lock-free: used per I/O.
+    Namespace *find_namespace(uint32_t nsid) const {
+        Namespace *ns = subsystem_->find_namespace(nsid); // nullptr unless nsid is in range
+        return ns && !hidden_.hidden(nsid) ? ns : nullptr;
+    }
+    // Written by the subsystem, under its lock (namespace_visibility.cpp).
+    HiddenNamespaces &hidden_namespaces() { return hidden_; }
     // The DH-HMAC-CHAP secrets this association's queues authenticate with (set at the admin
     // Connect, before any queue is bound); nullptr: no authentication required.
     void set_auth(std::shared_ptr<const HostAuth> auth) { auth_ = std::move(auth); }
@@ -101,8 +110,8 @@ class Controller {
     // Namespace change tracking for log page 04h and the namespace-attribute-changed event.
     // Returns true when an event should be raised (changes seen and the event is unmasked).
     bool collect_namespace_changes();
-    // Copies the changed list (nsids, zero terminated) and, unless retain, clears it and
-    // re-arms the event.
+    // Copies the changed list (nsids in increasing order, as log page 04h lists them) and, unless
+    // retain, clears it and re-arms the event.
     size_t read_changed_namespaces(uint32_t *out, size_t max, bool retain);
     bool ns_event_masked() const { return ns_event_masked_; }
     void mask_ns_event() { ns_event_masked_ = true; }
@@ -174,11 +183,14 @@ class Controller {
     std::array<Request *, 16> aers_{};
     size_t aer_count_ = 0;
 
+    HiddenNamespaces hidden_;
+
+    // What the host was last told (collect_namespace_changes): the nsids active for it and their
+    // attribute generations, and the changed ones it has not read yet (bit nsid - 1).
     uint64_t ns_generation_seen_ = 0;
-    uint64_t active_ns_mask_ = 0;
+    std::bitset<kMaxNamespaces> active_ns_;
     std::array<uint64_t, kMaxNamespaces> ns_attr_seen_{}; // Namespace::attr_generation() per nsid
-    std::array<uint32_t, kMaxNamespaces> changed_{};
-    size_t changed_count_ = 0;
+    std::bitset<kMaxNamespaces> changed_;
     bool ns_event_masked_ = false;
 
     uint64_t disc_generation_seen_ = 0;

@@ -3,6 +3,7 @@
 
 #include "skiff/nvmeof/target/block_device.hpp"
 #include "skiff/nvmeof/target/io_gate.hpp"
+#include "skiff/nvmeof/target/namespace_visibility.hpp"
 #include "skiff/nvmeof/target/qos_policy.hpp"
 #include "skiff/nvmeof/target/reservation.hpp"
 
@@ -55,6 +56,11 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     uint32_t ana_group() const { return ana_group_; }
     void set_ana_group(uint32_t id) { ana_group_ = id; }
 
+    // Which hosts see it (namespace_visibility.hpp): set before the namespace is added; once it
+    // is, only through Subsystem::set_namespace_visibility, whose lock guards it.
+    const NamespaceVisibility &visibility() const { return visibility_; }
+    void set_visibility(NamespaceVisibility v) { visibility_ = std::move(v); }
+
     // Requests that hold this namespace (from parse until completion or release), counted per
     // poll group lane: one writer per lane, a relaxed load and store, no lock and no shared
     // read-modify-write on the data path. A removed namespace is destroyed only once the sum is
@@ -84,6 +90,7 @@ class Namespace : public std::enable_shared_from_this<Namespace> {
     mutable IoGate gate_;
     mutable Reservation reservation_;
     uint32_t ana_group_ = 1;
+    NamespaceVisibility visibility_;
     struct alignas(64) PinLane {
         std::atomic<int64_t> n{0};
     };

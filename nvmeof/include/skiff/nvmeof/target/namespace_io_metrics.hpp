@@ -1,9 +1,9 @@
 // Per-namespace I/O metrics of one queue (the source of the Prometheus endpoint,
 // dataplane/src/metrics, and of skiff-ctl stats):
 // commands, bytes and latency by kind, and errors by NVMe status. A queue keeps one block per
-// possible nsid, allocated when it connects (only when the target keeps I/O accounting) and written
-// only by the queue's poll group at completion: relaxed single-writer atomics, no lock, no
-// allocation, no system call per I/O. SubsystemIoMetrics sums the live queues and those gone.
+// namespace it serves, made when it first serves that namespace (only when the target keeps I/O
+// accounting) and written only by the queue's poll group at completion: relaxed single-writer
+// atomics, no lock, no system call per I/O. SubsystemIoMetrics sums the live queues and those gone.
 #pragma once
 
 #include "skiff/nvmeof/target/latency_histogram.hpp"
@@ -17,8 +17,8 @@
 
 namespace skiff::nvmeof::target {
 
-// Namespace ids run 1..kMaxNamespaces (Identify Controller NN).
-constexpr uint32_t kMaxNamespaces = 32;
+// Namespace ids run 1..kMaxNamespaces (Identify Controller NN), as nvmet's NVMET_MAX_NAMESPACES.
+constexpr uint32_t kMaxNamespaces = 1024;
 
 enum class IoKind : uint8_t { kRead, kWrite, kOther };
 constexpr size_t kIoKinds = 3;
@@ -73,15 +73,34 @@ class NamespaceIoMetrics {
     std::atomic<uint64_t> other_errors_{0};
 };
 
-// Every namespace of one I/O queue (about 20 KiB, allocated at Connect).
+// The namespaces one I/O queue served. A block per namespace would be about 680 bytes, so 1024
+// of them would cost every queue 680 KiB whatever it serves: the blocks come in chunks of 32
+// (about 21 KiB), made the first time the queue completes a command of a namespace in that
+// chunk. That first time allocates, once per chunk for the queue's life, as a poll group opens a
+// namespace's channel on its first I/O; every later command finds its block with two loads.
 class QueueIoMetrics {
   public:
-    // nsid 1..kMaxNamespaces (the caller holds a namespace, so it is in range).
-    NamespaceIoMetrics &ns(uint32_t nsid) { return ns_[nsid - 1]; }
-    const NamespaceIoMetrics &ns(uint32_t nsid) const { return ns_[nsid - 1]; }
+    static constexpr uint32_t kChunkNamespaces = 32;
+
+    QueueIoMetrics() = default;
+    ~QueueIoMetrics();
+    QueueIoMetrics(const QueueIoMetrics &) = delete;
+    QueueIoMetrics &operator=(const QueueIoMetrics &) = delete;
+
+    // The block of nsid (1..kMaxNamespaces: the caller holds a namespace, so it is in range),
+    // made with its chunk if this is the chunk's first use. The queue's poll group writes it.
+    NamespaceIoMetrics &ns(uint32_t nsid);
+    // The block of nsid, or nullptr when the queue never served a namespace of its chunk. Any
+    // thread (the metrics endpoint reads while the queue runs).
+    const NamespaceIoMetrics *find(uint32_t nsid) const;
 
   private:
-    std::array<NamespaceIoMetrics, kMaxNamespaces> ns_;
+    struct Chunk {
+        std::array<NamespaceIoMetrics, kChunkNamespaces> ns;
+    };
+    // Published with a release store (compare-exchange: a test may call ns() from two
+    // threads), read with acquire; freed with the queue.
+    std::array<std::atomic<Chunk *>, kMaxNamespaces / kChunkNamespaces> chunks_{};
 };
 
 } // namespace skiff::nvmeof::target

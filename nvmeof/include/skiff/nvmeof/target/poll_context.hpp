@@ -14,7 +14,7 @@
 
 #include <cstdint>
 #include <memory>
-#include <vector>
+#include <unordered_map>
 
 namespace skiff::nvmeof::target {
 
@@ -42,8 +42,10 @@ class PollContext {
     virtual int index() const = 0;
 
     // The channel of ns on this group, opened on first use with `params`; nullptr when it
-    // cannot be opened (the reason is logged once). Per I/O: a short scan, no allocation once
-    // open. The table keeps the namespace's device alive while its channel exists.
+    // cannot be opened (the reason is logged once). Per I/O: the last namespace's channel is
+    // remembered, else one hash lookup by the namespace's id (a group may serve thousands of
+    // namespaces); no allocation once open. The table keeps the namespace's device alive while
+    // its channel exists.
     IoChannel *channel(Namespace &ns, const ChannelParams &params);
     // Backend I/O in flight on this group's channels.
     uint32_t io_in_flight() const;
@@ -71,7 +73,10 @@ class PollContext {
 
   private:
     struct Channel;
-    std::vector<Channel> channels_;
+    std::unordered_map<uint64_t, Channel> channels_; // by Namespace::uid()
+    // The channel the last call returned (a group mostly serves one namespace at a time).
+    uint64_t last_uid_ = 0;
+    IoChannel *last_ = nullptr;
     uint64_t wake_ns_ = UINT64_MAX;
 };
 

@@ -40,7 +40,8 @@ class Subsystem {
     bool is_discovery() const { return kind_ == SubsystemKind::kDiscovery; }
     const SubsystemIdentity &identity() const { return identity_; }
 
-    // Adds a namespace; nsid must be 1..kMaxNamespaces and unused. Safe while I/O runs.
+    // Adds a namespace; nsid must be 1..kMaxNamespaces and unused. Safe while I/O runs: the
+    // controllers whose hosts must not see it (its visibility) hide it before it is published.
     Status add_namespace(std::shared_ptr<Namespace> ns);
     // Takes a namespace out: new commands no longer find it. Requests already holding it keep
     // it pinned; the caller must keep the returned object alive until it is retired (no pins
@@ -48,7 +49,8 @@ class Subsystem {
     std::shared_ptr<Namespace> remove_namespace(uint32_t nsid);
     // The namespaces, by nsid (control plane).
     std::vector<std::shared_ptr<Namespace>> namespaces() const;
-    // The namespace with this id, or nullptr. Lock-free: used per I/O.
+    // The namespace with this id, or nullptr, whoever asks (a host's own view is
+    // Controller::find_namespace). Lock-free: used per I/O.
     Namespace *find_namespace(uint32_t nsid) const {
         if (nsid == 0 || nsid > kMaxNamespaces) return nullptr;
         return slots_[nsid - 1].load(std::memory_order_acquire);
@@ -56,6 +58,10 @@ class Subsystem {
     // Grows namespace nsid to size_bytes once its device has grown (Namespace::grow_to); the
     // connected hosts get the namespace-attribute-changed event naming it.
     Status grow_namespace(uint32_t nsid, uint64_t size_bytes);
+    // Changes which hosts see namespace nsid (namespace_visibility.cpp): a host that lost it finds
+    // the nsid inactive from now on, and hosts whose view changed get the namespace-attribute-
+    // changed event naming it.
+    Status set_namespace_visibility(uint32_t nsid, NamespaceVisibility visibility);
     // Bumped whenever the namespace list or a namespace's attributes change; controllers compare
     // it to raise events.
     uint64_t namespace_generation() const { return ns_generation_.load(std::memory_order_acquire); }
@@ -94,6 +100,7 @@ class Subsystem {
 
     // The live controllers (each attaches itself in its constructor and detaches in its
     // destructor), so a reservation change can reach every controller of a host. Not per I/O.
+    // Attaching sets the controller's hidden namespaces (namespace_visibility.cpp).
     void attach_controller(Controller *c);
     void detach_controller(Controller *c);
     template <class F>
@@ -103,12 +110,17 @@ class Subsystem {
     }
 
   private:
+    // Sets, in every live controller, whether its host sees ns. mu_ held.
+    void update_hidden(const Namespace &ns);
+
     std::string nqn_;
     SubsystemKind kind_;
     SubsystemIdentity identity_;
     std::array<std::atomic<Namespace *>, kMaxNamespaces> slots_{};
     std::vector<std::shared_ptr<Namespace>> owned_; // keeps namespaces alive; guarded by mu_
-    mutable std::mutex mu_;                         // control plane only: namespace and host lists
+    // Control plane only: namespace and host lists, namespace visibility. Taken before
+    // controllers_mu_ when both are held.
+    mutable std::mutex mu_;
     std::atomic<uint64_t> ns_generation_{0};
     std::atomic<bool> allow_any_host_{true};
     std::vector<std::string> allowed_hosts_; // guarded by mu_

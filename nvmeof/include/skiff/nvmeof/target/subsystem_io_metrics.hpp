@@ -9,7 +9,6 @@
 
 #include "skiff/nvmeof/target/namespace_io_metrics.hpp"
 
-#include <array>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -20,9 +19,11 @@ namespace skiff::nvmeof::target {
 
 class SubsystemIoMetrics {
   public:
-    using Totals = std::array<NamespaceIoTotals, kMaxNamespaces>; // index nsid - 1
+    // By nsid: only the namespaces that saw commands (a subsystem may have 1024 namespace ids;
+    // a reader takes zeros for one that is missing).
+    using Totals = std::map<uint32_t, NamespaceIoTotals>;
     // One host's namespaces, by nsid: only those it sent commands to.
-    using HostTotals = std::map<uint32_t, NamespaceIoTotals>;
+    using HostTotals = Totals;
     // Hosts whose retired totals are kept by name; the counts of hosts beyond these go to
     // kOtherHosts, so a peer inventing host NQNs cannot grow the map without bound (a host
     // that did no I/O leaves nothing behind).
@@ -52,7 +53,7 @@ class SubsystemIoMetrics {
 
     mutable std::mutex mu_;
     std::vector<Live> live_;                          // guarded by mu_
-    Totals retired_{};                                // guarded by mu_
+    Totals retired_;                                  // guarded by mu_
     std::map<std::string, HostTotals> retired_hosts_; // guarded by mu_
 };
 
