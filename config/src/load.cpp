@@ -36,8 +36,11 @@ using detail::quote;
 
 constexpr const char *kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr uint32_t kMaxAnaGroup = 128; // as Linux nvmet (NVMET_MAX_ANAGRPS)
-constexpr uint64_t kMaxDpaEus = 64;    // skiff_dpa_set_num_eus's limit
-constexpr int64_t kMinSrqDepth = 32;   // the admin queue's depth (Linux asks for 32)
+// Namespaces of all subsystems together: the scale skiff is measured at (bench/namespace_scale),
+// with 1024 (kMaxNamespaces) in one subsystem.
+constexpr size_t kMaxTargetNamespaces = 4096;
+constexpr uint64_t kMaxDpaEus = 64;  // skiff_dpa_set_num_eus's limit
+constexpr int64_t kMinSrqDepth = 32; // the admin queue's depth (Linux asks for 32)
 constexpr int64_t kMaxSrqDepth = 16384;
 
 void read_target(JsonReader &r, const json &j, TargetSettings &out) {
@@ -236,9 +239,9 @@ std::optional<Id16> read_id16(JsonReader &r, const json &j, const std::string &p
 }
 
 void read_namespace(JsonReader &r, const json &j, const std::string &p, NamespaceConfig &out) {
-    if (!r.object(
-            j, p,
-            {"nsid", "backend", "block_size", "uuid", "nguid", "eui64", "ana_group", "ptpl_file", "qos"}))
+    if (!r.object(j, p,
+                  {"nsid", "backend", "block_size", "uuid", "nguid", "eui64", "ana_group", "ptpl_file", "qos",
+                   "visible_hosts"}))
         return;
     if (auto v = r.integer(j, p, "nsid", 1, nvmeof::target::kMaxNamespaces, true)) out.nsid = uint32_t(*v);
     if (auto v = r.string(j, p, "backend", true, "ram0")) out.backend = *v;
@@ -265,6 +268,17 @@ void read_namespace(JsonReader &r, const json &j, const std::string &p, Namespac
             out.ptpl_file = *v;
     }
     if (j.contains("qos")) read_qos(r, j["qos"], join(p, "qos"), out.qos);
+    if (auto hosts = r.strings(j, p, "visible_hosts", "host NQN strings")) {
+        std::set<std::string> seen;
+        for (size_t h = 0; h < hosts->size(); ++h) {
+            const std::string &nqn = (*hosts)[h];
+            if (auto why = nvmeof::target::check_nqn(nqn); !why.empty())
+                r.error(index(join(p, "visible_hosts"), h), why);
+            else if (!seen.insert(nqn).second)
+                r.error(index(join(p, "visible_hosts"), h), "\"" + nqn + "\" is listed twice");
+        }
+        out.visible_hosts = *hosts;
+    }
 }
 
 // Printable ASCII, at most `max` bytes (Identify Controller SN / MN fields).
@@ -574,6 +588,7 @@ void cross_check(JsonReader &r, const Config &c) {
     std::map<Id16, std::string> ids;
     std::map<std::string, std::string> ptpl_files;
     std::set<std::string> nqns;
+    size_t namespaces = 0;
     for (size_t i = 0; i < c.subsystems.size(); ++i) {
         const SubsystemConfig &s = c.subsystems[i];
         const std::string p = index("subsystems", i);
@@ -583,6 +598,9 @@ void cross_check(JsonReader &r, const Config &c) {
         for (size_t n = 0; n < s.namespaces.size(); ++n) {
             const NamespaceConfig &ns = s.namespaces[n];
             const std::string np = index(p + ".namespaces", n);
+            if (++namespaces == kMaxTargetNamespaces + 1)
+                r.error(np, "one namespace too many: a target holds at most " +
+                                std::to_string(kMaxTargetNamespaces) + " namespaces, in all its subsystems");
             if (ns.nsid && !nsids.insert(ns.nsid).second)
                 r.error(np + ".nsid", std::to_string(ns.nsid) + " is already used in this subsystem");
             for (auto [id, key] : {std::pair{ns.uuid, "uuid"}, std::pair{ns.nguid, "nguid"}}) {
@@ -752,7 +770,10 @@ Config default_config() {
     s.nqn = "nqn.2026-11.io.skiff:default";
     s.serial = "SKIFF0001";
     s.model = "skiff RAM namespace";
-    s.namespaces.push_back({1, "ram0", 512, std::nullopt, std::nullopt, std::nullopt, 1, "", {}});
+    NamespaceConfig ns;
+    ns.nsid = 1;
+    ns.backend = "ram0";
+    s.namespaces.push_back(ns);
     c.subsystems.push_back(s);
     c.listeners.push_back({"tcp", "127.0.0.1", 4420, std::nullopt, {}});
     c.discovery = ListenerConfig{"tcp", "127.0.0.1", 8009, std::nullopt, {}};

@@ -97,6 +97,7 @@ json to_json(const Config &c) {
             if (ns.eui64) n["eui64"] = format_id8(*ns.eui64);
             if (!ns.ptpl_file.empty()) n["ptpl_file"] = ns.ptpl_file;
             if (!ns.qos.empty()) n["qos"] = detail::qos_json(ns.qos);
+            if (ns.visible_hosts) n["visible_hosts"] = *ns.visible_hosts;
             j["namespaces"].push_back(n);
         }
         out["subsystems"].push_back(j);

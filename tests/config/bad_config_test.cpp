@@ -182,8 +182,19 @@ const std::vector<BadCase> kCases = {
      },
      {"subsystems[0].cntlid_max: expected at least cntlid_min (10), got 5"}},
     {"nsid out of range",
-     [](json &j) { j["subsystems"][0]["namespaces"][0]["nsid"] = 33; },
-     {"subsystems[0].namespaces[0].nsid: expected an integer 1..32, got 33"}},
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["nsid"] = 1025; },
+     {"subsystems[0].namespaces[0].nsid: expected an integer 1..1024, got 1025"}},
+    {"visible_hosts not a list",
+     [](json &j) { j["subsystems"][0]["namespaces"][0]["visible_hosts"] = "nqn.2026-11.io.skiff:h1"; },
+     {"subsystems[0].namespaces[0].visible_hosts: expected an array of host NQN strings, got "
+      "\"nqn.2026-11.io.skiff:h1\""}},
+    {"visible_hosts with a bad NQN and a host twice",
+     [](json &j) {
+         j["subsystems"][0]["namespaces"][1]["visible_hosts"] = {"host1", "nqn.2026-11.io.skiff:h1",
+                                                                 "nqn.2026-11.io.skiff:h1"};
+     },
+     {"subsystems[0].namespaces[1].visible_hosts[0]: \"host1\" does not start with \"nqn.yyyy-mm.\"",
+      "subsystems[0].namespaces[1].visible_hosts[2]: \"nqn.2026-11.io.skiff:h1\" is listed twice"}},
     {"duplicate nsid",
      [](json &j) { j["subsystems"][0]["namespaces"][1]["nsid"] = 1; },
      {"subsystems[0].namespaces[1].nsid: 1 is already used in this subsystem"}},

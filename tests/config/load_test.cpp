@@ -77,6 +77,59 @@ TEST(Load, AHostListAloneMeansOnlyThoseHosts) {
     EXPECT_FALSE(r.config->subsystems[0].allow_any_host);
 }
 
+// visible_hosts: absent (every host), empty (no host) and a list each save and load back as
+// they were.
+TEST(Load, VisibleHostsAbsentEmptyOrListedSaveBackAsTheyWere) {
+    LoadResult r = parse_config(json::parse(R"({
+      "backends": [{"name": "a", "kind": "null", "size": "1GiB"}, {"name": "b", "kind": "null", "size": "1GiB"},
+                   {"name": "c", "kind": "null", "size": "1GiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:x", "namespaces": [
+        {"nsid": 1, "backend": "a"},
+        {"nsid": 2, "backend": "b", "visible_hosts": []},
+        {"nsid": 1024, "backend": "c", "visible_hosts": ["nqn.2026-11.io.skiff:h1", "nqn.2026-11.io.skiff:h2"]}]}]
+    })"));
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    const auto &ns = r.config->subsystems[0].namespaces;
+    EXPECT_FALSE(ns[0].visible_hosts);
+    ASSERT_TRUE(ns[1].visible_hosts);
+    EXPECT_TRUE(ns[1].visible_hosts->empty());
+    EXPECT_EQ(*ns[2].visible_hosts,
+              (std::vector<std::string>{"nqn.2026-11.io.skiff:h1", "nqn.2026-11.io.skiff:h2"}));
+    json saved = to_json(*r.config);
+    EXPECT_FALSE(saved["subsystems"][0]["namespaces"][0].contains("visible_hosts"));
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->subsystems[0].namespaces, ns);
+}
+
+// 1024 namespaces in each of four subsystems load; one more anywhere is refused, by its path.
+TEST(Load, ATargetHolds4096NamespacesAndNotOneMore) {
+    auto config = [](size_t subsystems, size_t last_count) {
+        json doc = {{"backends", json::array()}, {"subsystems", json::array()}};
+        for (size_t s = 0; s < subsystems; ++s) {
+            json sub = {{"nqn", "nqn.2026-11.io.skiff:scale" + std::to_string(s)},
+                        {"namespaces", json::array()}};
+            const size_t count = s + 1 == subsystems ? last_count : 1024;
+            for (size_t n = 1; n <= count; ++n) {
+                const std::string name = "b" + std::to_string(s) + "." + std::to_string(n);
+                doc["backends"].push_back({{"name", name}, {"kind", "null"}, {"size", "1GiB"}});
+                sub["namespaces"].push_back({{"nsid", n}, {"backend", name}});
+            }
+            doc["subsystems"].push_back(sub);
+        }
+        return doc;
+    };
+    LoadResult full = parse_config(config(4, 1024));
+    ASSERT_TRUE(full.ok()) << full.error_text();
+    EXPECT_EQ(full.config->subsystems[3].namespaces.back().nsid, 1024u);
+    LoadResult over = parse_config(config(5, 1));
+    ASSERT_FALSE(over.ok());
+    ASSERT_EQ(over.errors.size(), 1u) << over.error_text();
+    EXPECT_EQ(over.errors[0],
+              "subsystems[4].namespaces[0]: one namespace too many: a target holds at most 4096 "
+              "namespaces, in all its subsystems");
+}
+
 TEST(Load, AioSettings) {
     LoadResult r = parse_config(json::parse(R"({"backends": [
       {"name": "d", "kind": "aio", "path": "/var/lib/skiff/d.img", "size": "2GiB", "create": true,

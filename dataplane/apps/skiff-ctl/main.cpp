@@ -124,6 +124,11 @@ skiff::cli::ManPage man_page() {
         "skiff-ctl namespace remove nqn.2026-11.io.skiff:default 2\n"
         "skiff-ctl namespace resize nqn.2026-11.io.skiff:default 1 --size 2GiB\n"
         "    namespace 1 grows to 2 GiB; connected hosts see the new size without reconnecting\n"
+        "skiff-ctl namespace add nqn.2026-11.io.skiff:default --nsid 4 --kind ram --size 1GiB \\\n"
+        "        --visible-host nqn.2014-08.org.nvmexpress:uuid:0c7a3f52-4e1b-4f0a-9d61-3b2f8e5a7c10\n"
+        "    a namespace only that host sees (others find nsid 4 inactive)\n"
+        "skiff-ctl namespace host add nqn.2026-11.io.skiff:default 4 nqn.2026-11.io.skiff:host2\n"
+        "    a second host sees namespace 4 too (host remove hides it again)\n"
         "skiff-ctl listener add 192.168.100.2 4420 --trtype rdma\n"
         "skiff-ctl listener add fd00::2 4420\n"
         "    an NVMe/TCP listener on an IPv6 address (written without brackets)\n"
@@ -200,18 +205,20 @@ int main(int argc, char **argv) {
     srm->add_option("nqn", nqn, "subsystem NQN")->required();
     on(srm, "subsystem.remove", [&] { params["nqn"] = nqn; });
 
-    // namespace add|remove|resize
-    auto *ns = app.add_subcommand("namespace",
-                                  "add, remove or grow a namespace (hosts get a namespace-changed event)")
-                   ->require_subcommand(1);
+    // namespace add|remove|resize|host|visibility
+    auto *ns =
+        app.add_subcommand("namespace", "add, remove or grow a namespace, or choose the hosts that see "
+                                        "it (hosts get a namespace-changed event)")
+            ->require_subcommand(1);
     uint32_t nsid = 0, block_size = 512;
     std::string kind = "ram", size, path, backend_name, uuid;
     std::string rbd_pool, rbd_image, rbd_ns, ceph_conf, rbd_client, keyring;
-    bool keep_backend = false;
+    bool keep_backend = false, no_auto_visible = false;
+    std::vector<std::string> visible_hosts;
     auto *nadd =
         ns->add_subcommand("add", "add a namespace on a new backend (or an existing one with --backend)");
     nadd->add_option("nqn", nqn, "subsystem NQN")->required();
-    nadd->add_option("--nsid", nsid, "namespace id (1..32)")->required();
+    nadd->add_option("--nsid", nsid, "namespace id (1..1024)")->required();
     nadd->add_option("--kind", kind, "new backend kind: ram, null, aio or rbd")->capture_default_str();
     nadd->add_option("--size", size,
                      "new backend size, e.g. 64MiB (aio, rbd: optional, the file's / image's)");
@@ -225,9 +232,14 @@ int main(int argc, char **argv) {
     nadd->add_option("--backend", backend_name, "use this existing, unused backend instead of creating one");
     nadd->add_option("--block-size", block_size, "512 or 4096")->capture_default_str();
     nadd->add_option("--uuid", uuid, "namespace UUID (default: derived from the NQN and nsid)");
+    nadd->add_option("--visible-host", visible_hosts,
+                     "only these host NQNs see the namespace (repeatable; default: every host)");
+    nadd->add_flag("--no-auto-visible", no_auto_visible,
+                   "no host sees the namespace until `namespace host add` names one");
     on(nadd, "namespace.add", [&] {
         json n = {{"nsid", nsid}, {"block_size", block_size}};
         if (!uuid.empty()) n["uuid"] = uuid;
+        if (no_auto_visible || !visible_hosts.empty()) n["visible_hosts"] = visible_hosts;
         if (!backend_name.empty()) {
             n["backend"] = backend_name;
         } else {
@@ -260,6 +272,39 @@ int main(int argc, char **argv) {
     nrs->add_option("--size", size, "the new size, larger than today's, e.g. 2GiB")->required();
     on(nrs, "namespace.resize", [&] { params = {{"nqn", nqn}, {"nsid", nsid}, {"size", size}}; });
 
+    // namespace host add|remove, namespace visibility: which hosts see a namespace.
+    std::string host;
+    auto *nhost = ns->add_subcommand("host", "add or remove a host that sees a namespace (one added with "
+                                             "--visible-host or --no-auto-visible)")
+                      ->require_subcommand(1);
+    for (const char *verb : {"add", "remove"}) {
+        const bool add = verb == std::string("add");
+        auto *cmd = nhost->add_subcommand(verb, add ? "the host sees the namespace from now on"
+                                                    : "the host no longer sees the namespace (its I/O to "
+                                                      "it fails from now on)");
+        cmd->add_option("nqn", nqn, "subsystem NQN")->required();
+        cmd->add_option("nsid", nsid, "namespace id")->required();
+        cmd->add_option("host", host, "host NQN")->required();
+        on(cmd, add ? "namespace.host_add" : "namespace.host_remove", [&] {
+            params = {{"nqn", nqn}, {"nsid", nsid}, {"host", host}};
+        });
+    }
+    bool all_hosts = false, listed_hosts = false;
+    auto *nvis =
+        ns->add_subcommand("visibility", "make a namespace visible to every host, or to listed hosts "
+                                         "only (none until `namespace host add`)");
+    nvis->add_option("nqn", nqn, "subsystem NQN")->required();
+    nvis->add_option("nsid", nsid, "namespace id")->required();
+    auto *all_flag = nvis->add_flag("--all-hosts", all_hosts, "every host the subsystem lets in sees it");
+    auto *listed_flag = nvis->add_flag("--listed-hosts", listed_hosts,
+                                       "only the hosts added with `namespace host add` see it");
+    all_flag->excludes(listed_flag);
+    on(nvis, "namespace.visibility", [&] {
+        if (!all_hosts && !listed_hosts)
+            throw CLI::ValidationError("namespace visibility", "give --all-hosts or --listed-hosts");
+        params = {{"nqn", nqn}, {"nsid", nsid}, {"all_hosts", all_hosts}};
+    });
+
     // listener add|remove
     auto *lst = app.add_subcommand("listener", "add or remove a listener")->require_subcommand(1);
     std::string trtype = "tcp", addr;
@@ -280,9 +325,8 @@ int main(int argc, char **argv) {
     lrm->add_option("--trtype", trtype, "tcp or rdma")->capture_default_str();
     on(lrm, "listener.remove", [&] { params = {{"trtype", trtype}, {"addr", addr}, {"port", port}}; });
 
-    // host add|remove
+    // host add|remove (host: declared with namespace host add|remove above)
     auto *hst = app.add_subcommand("host", "allow or disallow a host on a subsystem")->require_subcommand(1);
-    std::string host;
     auto *hadd = hst->add_subcommand("add", "allow HOST (the subsystem then admits only listed hosts)");
     hadd->add_option("nqn", nqn, "subsystem NQN")->required();
     hadd->add_option("host", host, "host NQN")->required();

@@ -345,7 +345,11 @@ Result<config::Config> config_from_options(const Options &o) {
     s.model = o.model;
     s.allowed_hosts = o.allow_hosts;
     s.allow_any_host = o.allow_hosts.empty();
-    s.namespaces.push_back({1, "ns1", o.block_size, std::nullopt, std::nullopt, std::nullopt, 1, "", {}});
+    config::NamespaceConfig ns;
+    ns.nsid = 1;
+    ns.backend = "ns1";
+    ns.block_size = o.block_size;
+    s.namespaces.push_back(ns);
     c.subsystems.push_back(s);
     for (auto &l : o.listen) {
         auto addr = nvmeof::transport::parse_listen_address(l);

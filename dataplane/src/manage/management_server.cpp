@@ -101,7 +101,7 @@ json &subsystem_entry(json &doc, const std::string &nqn) {
 }
 
 // The namespace entry of subsystem entry `s` that params.nsid names (namespace.remove,
-// namespace.resize, qos.set).
+// namespace.resize, namespace.host_add / host_remove / visibility, qos.set).
 json::iterator namespace_entry(json &s, const json &params) {
     uint64_t nsid = param(params, "nsid", json::value_t::number_unsigned, "a namespace id").get<uint64_t>();
     auto it = find_entry(s, "namespaces", "nsid", nsid);
@@ -117,9 +117,46 @@ void remove_backend(json &doc, const std::string &name) {
 }
 
 const char *kMethods = "list, controllers, connections, io_stats, subsystem.add, subsystem.remove, "
-                       "namespace.add, namespace.remove, namespace.resize, qos.set, qos.show, "
+                       "namespace.add, namespace.remove, namespace.resize, namespace.host_add, "
+                       "namespace.host_remove, namespace.visibility, qos.set, qos.show, "
                        "backend.add, backend.remove, listener.add, listener.remove, host.add, host.remove, "
                        "ana.set, referral.add, referral.remove, config.apply, save, reload, error.inject";
+
+// namespace.host_add / namespace.host_remove {"nqn", "nsid", "host"}: a host that sees a namespace
+// of listed hosts (visible_hosts), or no longer does. A namespace every host sees has no list to
+// add to: namespace.visibility {"nqn", "nsid", "all_hosts": false} gives it one (empty).
+void namespace_hosts_edit(json &doc, const json &params, bool add) {
+    json &s = subsystem_entry(doc, str(params, "nqn", "a subsystem NQN"));
+    json &ns = *namespace_entry(s, params);
+    const std::string host = str(params, "host", "a host NQN");
+    const std::string which = "namespace " + ns["nsid"].dump() + " of " + s["nqn"].get<std::string>();
+    if (!ns.contains("visible_hosts"))
+        throw RpcError{kRpcInvalidParams,
+                       "params.nsid: " + which +
+                           " is visible to every host; make it visible to listed hosts only first "
+                           "(namespace.visibility with all_hosts false, skiff-ctl namespace visibility "
+                           "--listed-hosts)"};
+    json &list = ns["visible_hosts"];
+    auto it = std::find(list.begin(), list.end(), host);
+    if (add && it != list.end())
+        throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" already sees " + which};
+    if (!add && it == list.end())
+        throw RpcError{kRpcInvalidParams, "params.host: \"" + host + "\" is not a host that sees " + which};
+    if (add)
+        list.push_back(host);
+    else
+        list.erase(it);
+}
+
+// namespace.visibility {"nqn", "nsid", "all_hosts"}: every host sees the namespace (its host list
+// goes), or only listed hosts (an empty list unless it has one: no host until host_add).
+void namespace_visibility_edit(json &doc, const json &params) {
+    json &ns = *namespace_entry(subsystem_entry(doc, str(params, "nqn", "a subsystem NQN")), params);
+    if (param(params, "all_hosts", json::value_t::boolean, "true or false").get<bool>())
+        ns.erase("visible_hosts");
+    else if (!ns.contains("visible_hosts"))
+        ns["visible_hosts"] = json::array();
+}
 
 // qos.set {"nqn", "nsid", "host"?, "clear"?, <limit>...}: changes the namespace's QoS limits (or,
 // with "host", that host's limits on it). Limits not named stay; 0 removes one; "clear": true
@@ -574,6 +611,10 @@ json ManagementServer::dispatch(const std::string &method, const json &params) {
         resized_backend = (*it)["backend"].get<std::string>();
         auto b = find_entry(doc, "backends", "name", resized_backend);
         (*b)["size"] = params["size"];
+    } else if (method == "namespace.host_add" || method == "namespace.host_remove") {
+        namespace_hosts_edit(doc, params, method == "namespace.host_add");
+    } else if (method == "namespace.visibility") {
+        namespace_visibility_edit(doc, params);
     } else if (method == "backend.add") {
         doc["backends"].push_back(param(params, "backend", json::value_t::object, "a backend object"));
     } else if (method == "backend.remove") {

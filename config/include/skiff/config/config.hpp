@@ -129,6 +129,9 @@ struct NamespaceConfig {
     std::string ptpl_file;
     // Changed live without touching the namespace (skiff-ctl qos set).
     QosConfig qos;
+    // The hosts that see the namespace: absent, every host the subsystem lets in; a list (empty
+    // included), only those host NQNs. Changed live (skiff-ctl namespace host add / remove).
+    std::optional<std::vector<std::string>> visible_hosts;
 
     bool operator==(const NamespaceConfig &) const = default;
 };

@@ -72,12 +72,15 @@ class LiveConfig {
     Result<std::shared_ptr<nvmeof::target::Subsystem>> make_subsystem(const config::SubsystemConfig &s) const;
     void remove_namespace(nvmeof::target::Subsystem &subsys, uint32_t nsid);
     nlohmann::json live_ana_json(const Listener &l) const;
-    // Brings every listener's ANA states in line with `c` (mu_ held).
     void grow_namespaces(const config::Config &next, const std::set<std::string> &grown,
                          const std::map<std::string, std::shared_ptr<nvmeof::target::BlockDevice>> &devices,
                          std::vector<std::string> &done);
+    // Brings every listener's ANA states in line with `c` (mu_ held).
     void apply_ana(const config::Config &c, uint32_t transition_ms, std::vector<std::string> &done);
     void apply_qos(const config::Config &cur, const config::Config &next, std::vector<std::string> &done);
+    // New host lists (visible_hosts) of namespaces that stay.
+    void apply_visibility(const config::Config &cur, const config::Config &next,
+                          std::vector<std::string> &done);
     // A group on its way through the change state to `final`.
     struct AnaTransition {
         uint16_t port_id;
