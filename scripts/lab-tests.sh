@@ -24,6 +24,10 @@
 #   namespace-resize  tests/lab/namespace-resize.sh: skiff-ctl namespace resize grows a RAM
 #                     namespace under fio verify; the guest sees the new size (lsblk) without
 #                     reconnecting and fio verify passes in the grown range.
+#   namespace-scale   tests/lab/namespace-scale.sh: 1024 namespaces in one subsystem; host A sees
+#                     all (nvme list; fio verify on the first and the last), host B 1023 (nsid
+#                     1024 is host A's only); skiff-ctl namespace host add / remove shows and
+#                     hides nsid 1024 for the connected host B without a reconnect.
 #   error-inject      tests/lab/error-inject.sh: namespace 1 on an `error` backend, namespace 2 on
 #                     RAM; skiff-ctl arms an Unrecovered Read Error (with and without DNR) and a
 #                     Write Fault; the guest's read fails (the kernel logs the status) or is
@@ -174,6 +178,10 @@ test_discovery_change() {
 
 test_namespace_resize() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/namespace-resize.sh"
+}
+
+test_namespace_scale() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/namespace-scale.sh"
 }
 
 test_error_inject() {
@@ -354,7 +362,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
