@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -61,7 +62,7 @@ int main(int argc, char **argv) {
     host::ConnectOptions o;
     o.subnqn.clear();
     int rounds = 3;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 1; i < argc; i += 2) { // option, value
         std::string a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
         if (a == "--help" || a == "-h") {
@@ -73,20 +74,19 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (a == "--port")
-            o.port = static_cast<uint16_t>(std::stoi(v));
+            o.port = static_cast<uint16_t>(std::strtoul(v, nullptr, 10));
         else if (a == "--nqn")
             o.subnqn = v;
         else if (a == "--addr")
             o.addr = v;
         else if (a == "--rounds")
-            rounds = std::stoi(v);
+            rounds = std::atoi(v);
         else {
             std::fprintf(stderr, "namespace_scan: unknown option %s\n%s", a.c_str(), kUsage);
             return 2;
         }
-        ++i;
     }
-    if (o.subnqn.empty() || rounds < 1) {
+    if (o.subnqn.empty() || o.port == 0 || rounds < 1) {
         std::fputs(kUsage, stderr);
         return 2;
     }
