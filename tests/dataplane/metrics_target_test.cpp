@@ -105,6 +105,29 @@ TEST_F(MetricsTarget, QueuesCountIntoTheirSubsystemAndOutliveTheirConnection) {
     EXPECT_NE(text.find("skiff_poll_group_polls_total{group=\"0\"} "), std::string::npos) << text;
 }
 
+// ANA states per group and listener, a series per state with 1 for the current one, follow a
+// change; each namespace says whether its storage answers.
+TEST_F(MetricsTarget, AnaGroupStatesAndNamespaceAccessibility) {
+    start(true);
+    ASSERT_EQ(target.ports().size(), 1u);
+    const uint16_t port_id = target.ports()[0].id;
+    const std::string series = "skiff_ana_group_state{subsystem=\"" + kSub +
+                               "\",listener=\"127.0.0.1:" + std::to_string(port) +
+                               "\",transport=\"tcp\",group=\"1\",state=";
+    std::string text = render_target_metrics(target, service.get());
+    EXPECT_NE(text.find(series + "\"optimized\"} 1\n"), std::string::npos) << text;
+    EXPECT_NE(text.find(series + "\"inaccessible\"} 0\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("group=\"2\""), std::string::npos) << "a group without namespaces has no series";
+    EXPECT_NE(text.find("skiff_namespace_accessible{subsystem=\"" + kSub + "\",nsid=\"1\"} 1\n"),
+              std::string::npos)
+        << text;
+
+    ASSERT_TRUE(subsys->set_ana_state(port_id, 1, tgt::AnaState::kInaccessible));
+    text = render_target_metrics(target, service.get());
+    EXPECT_NE(text.find(series + "\"optimized\"} 0\n"), std::string::npos) << text;
+    EXPECT_NE(text.find(series + "\"inaccessible\"} 1\n"), std::string::npos) << text;
+}
+
 TEST_F(MetricsTarget, OffCountsNothing) {
     start(false);
     run_io();

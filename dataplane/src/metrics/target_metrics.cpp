@@ -6,9 +6,13 @@
 #include "skiff/nvmeof/target/controller.hpp"
 #include "skiff/nvmeof/target/latency_histogram.hpp"
 #include "skiff/nvmeof/target/subsystem.hpp"
+#include "skiff/nvmeof/transport/ip_address.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 #include <vector>
 
 namespace skiff::dataplane::metrics {
@@ -160,6 +164,53 @@ void write_host_events(Exposition &e, const tgt::Target &target) {
     for (auto &r : rows) e.sample("skiff_host_auth_failures_total", r.labels, r.counts.auth_failures);
 }
 
+// ANA: each group's state through each I/O listener that exposes the subsystem (a series per
+// state, 1 for the current one: Prometheus' way with an enumeration), for the groups that have
+// namespaces; and whether each namespace's storage answers. A namespace whose storage does not
+// answer is ANA inaccessible on every listener, whatever its group's state says.
+void write_ana(Exposition &e, const tgt::Target &target) {
+    static constexpr tgt::AnaState kStates[] = {tgt::AnaState::kOptimized, tgt::AnaState::kNonOptimized,
+                                                tgt::AnaState::kInaccessible, tgt::AnaState::kPersistentLoss,
+                                                tgt::AnaState::kChange};
+    const std::vector<tgt::Port> ports = target.ports();
+    e.family("skiff_ana_group_state", "gauge",
+             "1 for the state an ANA group of a subsystem is in through a listener, 0 for the others "
+             "(optimized, non-optimized, inaccessible, persistent-loss, change).");
+    for (auto &s : target.subsystems()) {
+        if (s->is_discovery()) continue;
+        std::set<uint32_t> groups;
+        for (auto &ns : s->namespaces()) groups.insert(ns->ana_group());
+        for (auto &p : ports) {
+            if (p.discovery_only) continue;
+            if (p.subsystems &&
+                std::find(p.subsystems->begin(), p.subsystems->end(), s->nqn()) == p.subsystems->end())
+                continue;
+            const tgt::PortAna &ana = s->port_ana(p.id);
+            const std::string listener = nvmeof::transport::host_port(
+                p.traddr, uint16_t(std::strtoul(p.trsvcid.c_str(), nullptr, 10)));
+            for (uint32_t g : groups)
+                for (tgt::AnaState st : kStates)
+                    e.sample("skiff_ana_group_state",
+                             {{"subsystem", s->nqn()},
+                              {"listener", listener},
+                              {"transport", p.trtype},
+                              {"group", std::to_string(g)},
+                              {"state", tgt::ana_state_name(st)}},
+                             uint64_t(ana.state(g) == st));
+        }
+    }
+    e.family("skiff_namespace_accessible", "gauge",
+             "1 while a namespace's storage answers, 0 while it does not (hostmem: its host process is "
+             "gone; rbd: the cluster does not answer); the namespace is then ANA inaccessible.");
+    for (auto &s : target.subsystems()) {
+        if (s->is_discovery()) continue;
+        for (auto &ns : s->namespaces())
+            e.sample("skiff_namespace_accessible",
+                     {{"subsystem", s->nqn()}, {"nsid", std::to_string(ns->nsid())}},
+                     uint64_t(ns->device().accessible()));
+    }
+}
+
 void write_listeners(Exposition &e, const TargetService &service) {
     const auto stats = service.listener_stats();
     auto labels = [](const TargetService::ListenerStats &l) {
@@ -223,6 +274,7 @@ std::string render_target_metrics(const nvmeof::target::Target &target, const Ta
     write_namespace_latency(e, rows);
     write_controllers(e, target);
     write_host_events(e, target);
+    write_ana(e, target);
     if (service) {
         write_listeners(e, *service);
         write_poll_groups(e, *service);
