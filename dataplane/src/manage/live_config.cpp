@@ -78,7 +78,7 @@ struct ConfigIndex {
 // Whether a namespace stays as it is: same settings on the same, unchanged backend.
 // Unchanged, or only its backend grew in place (`grown`): the namespace stays, hosts keep it.
 // QoS limits and the hosts that see it are not part of it: they change on the live namespace
-// (apply_qos, apply_visibility).
+// (apply_in_place).
 bool ns_unchanged(const ConfigIndex &cur, const ConfigIndex &next, const config::NamespaceConfig &a,
                   const config::NamespaceConfig *b, const std::set<std::string> &grown) {
     if (!b) return false;
@@ -110,6 +110,29 @@ std::string describe(const tgt::NamespaceVisibility &v) {
     std::string out;
     for (auto &h : v.hosts) out += (out.empty() ? "" : ", ") + h;
     return out;
+}
+
+// A namespace that stays takes its new QoS limits.
+void apply_qos(tgt::Subsystem &live, const config::NamespaceConfig &ns, std::vector<std::string> &done) {
+    tgt::Namespace *live_ns = live.find_namespace(ns.nsid); // kept by the subsystem: mu_ is held
+    if (!live_ns) return;
+    std::string what = "QoS of namespace " + std::to_string(ns.nsid) + " of " + live.nqn() + ": ";
+    if (std::string err = apply_namespace_qos(*live_ns, ns.qos); !err.empty())
+        done.push_back(what + "not changed: " + err);
+    else
+        done.push_back(what +
+                       (ns.qos.empty() ? std::string("no limits") : config::qos_to_json(ns.qos).dump()));
+}
+
+// A namespace that stays takes its new host list.
+void apply_visibility(tgt::Subsystem &live, const config::NamespaceConfig &ns,
+                      std::vector<std::string> &done) {
+    const tgt::NamespaceVisibility v = visibility_of(ns);
+    std::string what = "namespace " + std::to_string(ns.nsid) + " of " + live.nqn();
+    if (Status st = live.set_namespace_visibility(ns.nsid, v); !st)
+        done.push_back(what + ": hosts that see it not changed: " + st.error().message);
+    else
+        done.push_back(what + " is visible to " + describe(v));
 }
 
 bool grows_in_place(const config::BackendConfig &old, const config::BackendConfig &next,
@@ -425,8 +448,7 @@ Result<std::vector<std::string>> LiveConfig::apply(const Config &next, uint32_t 
     }
     grow_namespaces(next, grown, devices, done);
     devices_ = std::move(devices);
-    apply_qos(cur, next, done);
-    apply_visibility(cur, next, done);
+    apply_in_place(cur, next, done);
     if (service_) apply_ana(next, ana_transition_ms, done);
     if (!(cur.referrals == next.referrals)) {
         std::vector<tgt::Port> referrals;
@@ -486,41 +508,16 @@ void LiveConfig::grow_namespaces(const Config &next, const std::set<std::string>
     }
 }
 
-// New limits of namespaces that stay (new namespaces got theirs when they were made).
-void LiveConfig::apply_qos(const Config &cur, const Config &next, std::vector<std::string> &done) {
+void LiveConfig::apply_in_place(const Config &cur, const Config &next, std::vector<std::string> &done) {
     const ConfigIndex cur_ix(cur);
     for (auto &s : next.subsystems) {
         auto live = target_.find_subsystem(s.nqn);
         if (!live) continue;
         for (auto &ns : s.namespaces) {
             const config::NamespaceConfig *was = cur_ix.ns(s.nqn, ns.nsid);
-            if (!was || was->qos == ns.qos) continue;
-            tgt::Namespace *live_ns = live->find_namespace(ns.nsid); // kept by the subsystem: mu_ is held
-            if (!live_ns) continue;
-            std::string what = "QoS of namespace " + std::to_string(ns.nsid) + " of " + s.nqn + ": ";
-            if (std::string err = apply_namespace_qos(*live_ns, ns.qos); !err.empty())
-                done.push_back(what + "not changed: " + err);
-            else
-                done.push_back(
-                    what + (ns.qos.empty() ? std::string("no limits") : config::qos_to_json(ns.qos).dump()));
-        }
-    }
-}
-
-void LiveConfig::apply_visibility(const Config &cur, const Config &next, std::vector<std::string> &done) {
-    const ConfigIndex cur_ix(cur);
-    for (auto &s : next.subsystems) {
-        auto live = target_.find_subsystem(s.nqn);
-        if (!live) continue;
-        for (auto &ns : s.namespaces) {
-            const config::NamespaceConfig *was = cur_ix.ns(s.nqn, ns.nsid);
-            if (!was || was->visible_hosts == ns.visible_hosts) continue;
-            const tgt::NamespaceVisibility v = visibility_of(ns);
-            std::string what = "namespace " + std::to_string(ns.nsid) + " of " + s.nqn;
-            if (Status st = live->set_namespace_visibility(ns.nsid, v); !st)
-                done.push_back(what + ": hosts that see it not changed: " + st.error().message);
-            else
-                done.push_back(what + " is visible to " + describe(v));
+            if (!was) continue; // made anew, with its settings
+            if (was->qos != ns.qos) apply_qos(*live, ns, done);
+            if (was->visible_hosts != ns.visible_hosts) apply_visibility(*live, ns, done);
         }
     }
 }

@@ -77,10 +77,10 @@ class LiveConfig {
                          std::vector<std::string> &done);
     // Brings every listener's ANA states in line with `c` (mu_ held).
     void apply_ana(const config::Config &c, uint32_t transition_ms, std::vector<std::string> &done);
-    void apply_qos(const config::Config &cur, const config::Config &next, std::vector<std::string> &done);
-    // New host lists (visible_hosts) of namespaces that stay.
-    void apply_visibility(const config::Config &cur, const config::Config &next,
-                          std::vector<std::string> &done);
+    // What a namespace that stays takes in place (mu_ held): new QoS limits and a new host list
+    // (visible_hosts). New namespaces got both when they were made.
+    void apply_in_place(const config::Config &cur, const config::Config &next,
+                        std::vector<std::string> &done);
     // A group on its way through the change state to `final`.
     struct AnaTransition {
         uint16_t port_id;
