@@ -3,12 +3,11 @@
 // lists live (namespace host add / remove, namespace visibility): the host whose view changed gets
 // the namespace-attribute-changed event naming the namespace, and its I/O follows at once.
 #include "async_events.hpp"
+#include "config_target.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <fstream>
 
 namespace skiff::itest {
 namespace {
@@ -20,15 +19,11 @@ const std::string kSub = "nqn.2026-11.io.skiff:masked";
 const std::string kHostA = "nqn.2026-11.io.skiff:masked-host-a";
 const std::string kHostB = "nqn.2026-11.io.skiff:masked-host-b";
 
-class NamespaceVisibilityTest : public ::testing::Test {
+class NamespaceVisibilityTest : public ConfigTargetTest {
   protected:
     // Namespace 1 for every host, 2 for host B only, 3 for no host.
     void SetUp() override {
-        char tmpl[] = "/tmp/skiff-masked-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        socket_ = dir_ + "/ctl.sock";
-        port_ = free_port();
+        prepare("masked");
         json doc = {{"target", {{"management_socket", socket_}}},
                     {"backends",
                      {{{"name", "r1"}, {"kind", "ram"}, {"size", "8MiB"}},
@@ -42,17 +37,7 @@ class NamespaceVisibilityTest : public ::testing::Test {
                          {{"nsid", 3}, {"backend", "r3"}, {"visible_hosts", json::array()}}}}}}},
                     {"listeners", {{{"trtype", "tcp"}, {"addr", "127.0.0.1"}, {"port", port_}}}},
                     {"discovery", nullptr}};
-        std::ofstream(dir_ + "/target.json") << doc.dump(2);
-        target_ = std::make_unique<TargetProcess>(std::vector<std::string>{"--config", dir_ + "/target.json"},
-                                                  port_);
-        ASSERT_TRUE(target_->started()) << target_->log();
-    }
-    void TearDown() override {
-        if (target_) {
-            EXPECT_EQ(target_->stop(), 0);
-            if (HasFailure()) std::cerr << target_->log();
-        }
-        if (!dir_.empty()) std::filesystem::remove_all(dir_);
+        start_target(doc);
     }
 
     // A host whose admin queue the test drives (no automatic keep-alive), namespace notices on.
@@ -82,15 +67,10 @@ class NamespaceVisibilityTest : public ::testing::Test {
         Status st = c.read(0, nsid, 0, 1, buf.data(), 512);
         return st ? "ok" : st.error().message;
     }
-    CommandOutput ctl(const std::string &args) { return run_ctl(socket_, args); }
     void ctl_ok(const std::string &args) {
         CommandOutput r = ctl(args);
         ASSERT_EQ(r.exit_code, 0) << "skiff-ctl " << args << ": " << r.output;
     }
-
-    std::string dir_, socket_;
-    uint16_t port_ = 0;
-    std::unique_ptr<TargetProcess> target_;
 };
 
 constexpr const char *kInvalidNs = "Invalid Namespace or Format";

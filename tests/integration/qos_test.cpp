@@ -5,12 +5,11 @@
 // Rates are asserted only as upper bounds (limit x time + burst + slack): a slow machine only
 // goes slower. Whether I/O waited is read from the target's own counts (skiff-ctl qos show).
 #include "../support/build_paths.hpp"
+#include "config_target.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <chrono>
 #include <thread>
 
@@ -30,16 +29,12 @@ struct PerfRun {
     double seconds = 0;
 };
 
-class QosTest : public ::testing::Test {
+class QosTest : public ConfigTargetTest {
   protected:
     // Two RAM namespaces; namespace 1 with `qos` (none when empty); I/O accounting on, so
     // qos show counts what waited.
     void start(const json &qos) {
-        char tmpl[] = "/tmp/skiff-qos-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir_ = tmpl;
-        socket_ = dir_ + "/ctl.sock";
-        port_ = free_port();
+        prepare("qos");
         json ns1 = {{"nsid", 1}, {"backend", "ram1"}};
         if (!qos.empty()) ns1["qos"] = qos;
         json doc = {
@@ -51,21 +46,8 @@ class QosTest : public ::testing::Test {
             {"listeners", {{{"trtype", "tcp"}, {"addr", "127.0.0.1"}, {"port", port_}}}},
             {"discovery", nullptr},
             {"metrics", {{"accounting", true}}}};
-        std::ofstream(dir_ + "/target.json") << doc.dump(2);
-        target_ = std::make_unique<TargetProcess>(std::vector<std::string>{"--config", dir_ + "/target.json"},
-                                                  port_);
-        ASSERT_TRUE(target_->started()) << target_->log();
+        start_target(doc);
     }
-
-    void TearDown() override {
-        if (target_) {
-            EXPECT_EQ(target_->stop(), 0);
-            if (HasFailure()) std::cerr << target_->log();
-        }
-        if (!dir_.empty()) std::filesystem::remove_all(dir_);
-    }
-
-    CommandOutput ctl(const std::string &args) { return run_ctl(socket_, args); }
 
     void qos_set(const std::string &args) {
         CommandOutput r = ctl("qos set " + kSub + " " + args);
@@ -106,10 +88,6 @@ class QosTest : public ::testing::Test {
     // The most a limit of `rate` per second lets through in `seconds`: the rate, the saved burst
     // (20 ms), a chunk per poll group, and 10 % slack.
     static double bound(double rate, double seconds) { return rate * seconds * 1.10 + rate * 0.02 + 64; }
-
-    std::string dir_, socket_;
-    uint16_t port_ = 0;
-    std::unique_ptr<TargetProcess> target_;
 };
 
 TEST_F(QosTest, ALimitedNamespaceIsHeldToItsLimitWithoutErrorsAndItsNeighbourIsNot) {
