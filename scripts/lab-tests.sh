@@ -148,9 +148,10 @@ LAB_SIZE_MIB=64
 LAB_BLOCK=4096
 LAB_NSZE=$(printf '0x%x' $((LAB_SIZE_MIB * 1024 * 1024 / LAB_BLOCK)))
 
-# A TCP port on the host's loopback that nothing listens on right now.
+# A TCP port on the host's loopback that nothing listens on right now (one the shared session
+# forwards, when there is one).
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  "$lab/free-port"
 }
 
 test_host_target_tcp() {
@@ -373,7 +374,21 @@ tests=("$@")
 # failed run's last lines are printed again at the end, where a CI log's tail shows them.
 retries="${LAB_RETRIES:-1}"
 logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/skiff-lab-tests-XXXXXX")"
-trap 'rm -rf "$logs_dir"' EXIT
+
+# One shared guest boot (tests/lab/vm/session) serves every test whose guest needs the default
+# kernel and command line; the others (auth's backports kernel, reservations' multipath=N, the
+# service test's systemd) boot their own, as does every rerun of a failed test, so that a retry
+# never depends on what an earlier test left in a shared guest. A session that ended (a job timed
+# out) is replaced before the next test. LAB_SHARED_BOOT=0: a boot for every test.
+session=""
+session_start() {
+  [ "${LAB_SHARED_BOOT:-1}" = 1 ] || return 0
+  if [ -n "$session" ] && "$lab/session" status "$session"; then return 0; fi
+  [ -z "$session" ] || "$lab/session" stop "$session"
+  session="$("$lab/session" start)" || { echo "lab-tests: no shared session; each test boots its own guest"; session=""; }
+}
+session_stop() { [ -z "$session" ] || "$lab/session" stop "$session"; }
+trap 'session_stop; rm -rf "$logs_dir"' EXIT
 passed=0 failed=0 skipped=0 failed_names=() skipped_names=() retried_names=() failed_logs=()
 run_one() { # run_one FUNCTION LOG -> the test's exit code; its output goes to the terminal and LOG
   "$1" 2>&1 | tee "$2"
@@ -387,9 +402,14 @@ for t in "${tests[@]}"; do
   fi
   run=1
   while :; do
-    if [ $run = 1 ]; then echo "== lab test $t"; else echo "== lab test $t (run $run)"; fi
+    if [ $run = 1 ]; then echo "== lab test $t"; else echo "== lab test $t (run $run, a boot of its own)"; fi
     t0=$SECONDS
-    run_one "$fn" "$logs_dir/$t.$run.log"; trc=$?
+    if [ $run = 1 ]; then
+      session_start
+      LAB_SESSION="$session" run_one "$fn" "$logs_dir/$t.$run.log"; trc=$?
+    else
+      LAB_SESSION="" run_one "$fn" "$logs_dir/$t.$run.log"; trc=$?
+    fi
     if [ $trc = 0 ]; then
       passed=$((passed + 1)); [ $run -gt 1 ] && retried_names+=("$t")
       echo "== lab test $t: PASS ($((SECONDS - t0)) s)"

@@ -7,7 +7,7 @@
 # Sourced from the checkout's root. Sets checkout, lab (tests/lab/vm), target and ctl (from
 # SKIFF_TARGET / SKIFF_CTL, default build/bin/...), and gpid / tpid (the guest's and the
 # target's pids, empty until started). Then:
-#   lab_free_port              prints a free loopback TCP port
+#   lab_free_port              prints a free loopback TCP port the guest reaches
 #   lab_work_dir NAME          work=build/lab-NAME-XXXXXX (shared with the guest), sock=$work/ctl.sock;
 #                              the EXIT trap stops the guest and the target and removes it
 #   lab_target_start           starts "$target" --config "$work/target.json" (log appended to
@@ -25,8 +25,8 @@ gpid=""
 tpid=""
 work=""
 
-lab_free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+lab_free_port() { # one the shared lab session forwards, when there is one (tests/lab/vm/free-port)
+  "$lab/free-port"
 }
 
 lab_cleanup() {

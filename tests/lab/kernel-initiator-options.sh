@@ -14,7 +14,7 @@ lab="$checkout/tests/lab/vm"
 target="${SKIFF_TARGET:-$checkout/build/bin/skiff-target}"
 nqn=nqn.2026-11.io.skiff:lab-options
 me=kernel-initiator-options
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+port="$(tests/lab/vm/free-port)"
 log="$(mktemp /tmp/skiff-lab-target-XXXXXX.log)"
 
 "$target" --listen "127.0.0.1:$port" --discovery none --nqn "$nqn" --size 64MiB --log-level debug \
