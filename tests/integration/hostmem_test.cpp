@@ -6,6 +6,7 @@
 // skiff-host makes the namespace's I/O fail with ANA Inaccessible (SCT 3h / SC 02h, retryable) without
 // hanging the target; a new skiff-host on the same channel brings the namespace back, target untouched.
 #include "../core/local_attacker_process.hpp"
+#include "metrics_scrape.hpp"
 #include "target_fixture.hpp"
 
 #include "skiff/nvmeof/host/commands.hpp"
@@ -174,6 +175,34 @@ TEST_P(integration_hostmem, WritesLandInHostMemoryAndReadBack) {
     std::vector<uint8_t> zeroed = host_bytes(16 * kBlock, 8 * kBlock);
     ASSERT_EQ(zeroed.size(), 8u * kBlock);
     EXPECT_TRUE(std::all_of(zeroed.begin(), zeroed.end(), [](uint8_t b) { return b == 0; }));
+}
+
+// The poll group's DMA counters (skiff_poll_group_dma_tasks_total / _bytes_total) count exactly
+// the bytes the I/O moved between the host's memory and the queues' buffers: a write and a read
+// of 128 KiB move 256 KiB in at least two tasks (the channel may cut an I/O in chunks).
+TEST_P(integration_hostmem, PollGroupDmaMetricsCountTheBytesMoved) {
+    start_host();
+    const uint16_t metrics_port = free_port();
+    start_target({"--backend", "hostmem", "--hostmem-channel", channel_, "--size", "8MiB", "--metrics",
+                  "127.0.0.1:" + std::to_string(metrics_port)});
+    auto ctrl = connect(options());
+    ASSERT_NE(ctrl, nullptr);
+    wait_accessible(*ctrl);
+
+    auto dma = [&](const char *name) {
+        std::string error;
+        std::optional<std::string> body = scrape_metrics(metrics_port, &error);
+        EXPECT_TRUE(body.has_value()) << error;
+        const Samples s = parse_samples(body.value_or(""));
+        EXPECT_TRUE(sample_value(s, name, {{"group", "0"}}).has_value()) << name << " not in the scrape";
+        return uint64_t(sample_sum(s, name));
+    };
+    const uint64_t tasks0 = dma("skiff_poll_group_dma_tasks_total");
+    const uint64_t bytes0 = dma("skiff_poll_group_dma_bytes_total");
+    EXPECT_GE(tasks0, 1u) << "the probe read that found the namespace accessible moved its block";
+    write_read_verify(*ctrl, 100, 128 * 1024, 4);
+    EXPECT_EQ(dma("skiff_poll_group_dma_bytes_total") - bytes0, 256u * 1024);
+    EXPECT_GE(dma("skiff_poll_group_dma_tasks_total") - tasks0, 2u);
 }
 
 TEST_P(integration_hostmem, HostLossIsAnaInaccessibleAndRecoversWithoutRestartingTheTarget) {

@@ -4,6 +4,7 @@
 // command and its median fits skiff-perf's own latencies; hostile requests get their error and
 // the target keeps serving; promtool finds nothing to say about a scrape.
 #include "../support/build_paths.hpp"
+#include "metrics_scrape.hpp"
 #include "target_fixture.hpp"
 
 #include <nlohmann/json.hpp>
@@ -32,76 +33,6 @@ namespace skiff::itest {
 namespace {
 
 using namespace std::chrono_literals;
-
-// A connected TCP socket to 127.0.0.1:port with 10 s receive and send timeouts, or -1.
-int connect_loopback(uint16_t port) {
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    timeval tv{10, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-// Sends `request` as is and returns everything the server sends until it closes.
-std::string http_exchange(uint16_t port, const std::string &request) {
-    int fd = connect_loopback(port);
-    if (fd < 0) return "(connect failed)";
-    for (size_t off = 0; off < request.size();) {
-        ssize_t n = ::send(fd, request.data() + off, request.size() - off, MSG_NOSIGNAL);
-        if (n <= 0) break;
-        off += size_t(n);
-    }
-    std::string out;
-    char buf[65536];
-    for (ssize_t n; (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) out.append(buf, size_t(n));
-    ::close(fd);
-    return out;
-}
-
-std::string status_line(const std::string &response) {
-    return response.substr(0, response.find("\r\n"));
-}
-
-// The samples of an exposition: "name{labels}" -> value.
-using Samples = std::map<std::string, double>;
-
-Samples parse_samples(const std::string &body) {
-    Samples out;
-    size_t pos = 0;
-    while (pos < body.size()) {
-        size_t nl = body.find('\n', pos);
-        if (nl == std::string::npos) nl = body.size();
-        const std::string line = body.substr(pos, nl - pos);
-        pos = nl + 1;
-        if (line.empty() || line[0] == '#') continue;
-        const size_t sp = line.rfind(' ');
-        out[line.substr(0, sp)] = std::stod(line.substr(sp + 1));
-    }
-    return out;
-}
-
-// The value of the one sample of `name` whose labels include every pair of `labels`.
-std::optional<double> value(const Samples &s, const std::string &name,
-                            const std::vector<std::pair<std::string, std::string>> &labels) {
-    std::optional<double> found;
-    for (auto &[key, v] : s) {
-        if (key.rfind(name + "{", 0) != 0 && key != name) continue;
-        bool all = true;
-        for (auto &[k, lv] : labels) all = all && key.find(k + "=\"" + lv + "\"") != std::string::npos;
-        if (!all) continue;
-        if (found) return std::nullopt; // ambiguous: the test named too few labels
-        found = v;
-    }
-    return found;
-}
 
 struct PerfResult {
     int exit_code;
@@ -139,7 +70,7 @@ class MetricsTest : public TargetTest {
     }
 
     uint64_t counter(const Samples &s, const std::string &name) {
-        auto v = value(s, name, ns1());
+        auto v = sample_value(s, name, ns1());
         EXPECT_TRUE(v.has_value()) << name << " not in the scrape";
         return v ? uint64_t(*v) : 0;
     }
@@ -193,7 +124,7 @@ TEST_F(MetricsTest, CountsMatchSkiffPerfAcrossConnectionsAndLatencyFitsItsRange)
         const auto b = buckets(s, op);
         ASSERT_FALSE(b.empty()) << op;
         const double count = b.rbegin()->second; // le="+Inf"
-        EXPECT_EQ(count, value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}})
+        EXPECT_EQ(count, sample_value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}})
                              .value_or(-1));
         EXPECT_EQ(uint64_t(count), std::string(op) == "read" ? reads : writes) << op;
         double previous = 0;
@@ -219,7 +150,7 @@ TEST_F(MetricsTest, CountsMatchSkiffPerfAcrossConnectionsAndLatencyFitsItsRange)
     EXPECT_LE(lower * 1e6, client_p99_us) << "median in (" << lower << ", " << upper << "] s";
     EXPECT_LE(lower * 1e6, client_max_us);
     const double sum =
-        *value(s, "skiff_namespace_latency_seconds_sum", {{"subsystem", kNqn}, {"op", "read"}});
+        *sample_value(s, "skiff_namespace_latency_seconds_sum", {{"subsystem", kNqn}, {"op", "read"}});
     EXPECT_GT(sum, 0.0);
 }
 
@@ -232,7 +163,7 @@ TEST_F(MetricsTest, ErrorsAreCountedByStatus) {
     EXPECT_FALSE(ctrl->read(0, 1, past_end, 1, buf.data(), kBlock).ok());
     ASSERT_OK(ctrl->read(0, 1, 0, 1, buf.data(), kBlock));
     const Samples s = parse_samples(scrape());
-    auto errors = value(
+    auto errors = sample_value(
         s, "skiff_namespace_errors_total",
         {{"subsystem", kNqn}, {"nsid", "1"}, {"status", "lba_out_of_range"}, {"sct", "0x0"}, {"sc", "0x80"}});
     ASSERT_TRUE(errors.has_value()) << "no lba_out_of_range series";
@@ -240,10 +171,10 @@ TEST_F(MetricsTest, ErrorsAreCountedByStatus) {
     EXPECT_EQ(counter(s, "skiff_namespace_read_commands_total"), 2u); // the failed one too
     EXPECT_EQ(counter(s, "skiff_namespace_read_bytes_total"), uint64_t(kBlock));
     // The connected controller: its admin and I/O queue.
-    auto queues = value(s, "skiff_controller_queues", {{"subsystem", kNqn}});
+    auto queues = sample_value(s, "skiff_controller_queues", {{"subsystem", kNqn}});
     ASSERT_TRUE(queues.has_value());
     EXPECT_GE(*queues, 2.0);
-    auto accepted = value(s, "skiff_listener_connections_accepted_total",
+    auto accepted = sample_value(s, "skiff_listener_connections_accepted_total",
                           {{"listener", "127.0.0.1:" + std::to_string(io_port_)}, {"transport", "tcp"}});
     ASSERT_TRUE(accepted.has_value());
     EXPECT_GE(*accepted, 2.0);

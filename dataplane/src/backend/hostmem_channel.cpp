@@ -203,6 +203,7 @@ uint16_t HostmemChannel::start_chunk(Slot &s) {
         return kInternal;
     }
     ++dma_tasks_;
+    ctx_.count_dma_task(n);
     return 0;
 }
 

@@ -241,6 +241,14 @@ void write_poll_groups(Exposition &e, const TargetService &service) {
              "Passes of a poll group's loop that found work; rate(busy) / rate(polls) is its busy ratio.");
     for (size_t i = 0; i < service.group_count(); ++i)
         e.sample("skiff_poll_group_busy_polls_total", labels(i), service.group(i).busy_passes());
+    e.family("skiff_poll_group_dma_tasks_total", "counter",
+             "DMA tasks the poll group's channels submitted (hostmem namespaces: host memory to and "
+             "from the queues' buffers).");
+    for (size_t i = 0; i < service.group_count(); ++i)
+        e.sample("skiff_poll_group_dma_tasks_total", labels(i), service.group(i).dma_tasks());
+    e.family("skiff_poll_group_dma_bytes_total", "counter", "Bytes those DMA tasks moved.");
+    for (size_t i = 0; i < service.group_count(); ++i)
+        e.sample("skiff_poll_group_dma_bytes_total", labels(i), service.group(i).dma_bytes());
     e.family("skiff_poll_group_connections", "gauge", "Connections a poll group drives.");
     for (size_t i = 0; i < service.group_count(); ++i)
         e.sample("skiff_poll_group_connections", labels(i), uint64_t(service.group(i).connection_count()));

@@ -12,6 +12,7 @@
 
 #include <doca_pe.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -67,6 +68,17 @@ class PollContext {
         return t;
     }
 
+    // DMA work the group's channels did (hostmem's copies between the host's memory and the
+    // queues' buffers): one task per doca_dma_task_memcpy submitted, its bytes. Counted by the
+    // group's thread (relaxed stores of its own counters: no lock, no shared cache line written
+    // by another core), read by the metrics scrape from any thread.
+    void count_dma_task(uint64_t bytes) {
+        dma_tasks_.store(dma_tasks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        dma_bytes_.store(dma_bytes_.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
+    }
+    uint64_t dma_tasks() const { return dma_tasks_.load(std::memory_order_relaxed); }
+    uint64_t dma_bytes() const { return dma_bytes_.load(std::memory_order_relaxed); }
+
     // A context for queues that no poll group drives (unit tests, tools): one per thread, no
     // loop and no progress engine, so only synchronous backends can open a channel on it.
     static PollContext &inline_context();
@@ -78,6 +90,8 @@ class PollContext {
     uint64_t last_uid_ = 0;
     IoChannel *last_ = nullptr;
     uint64_t wake_ns_ = UINT64_MAX;
+    std::atomic<uint64_t> dma_tasks_{0};
+    std::atomic<uint64_t> dma_bytes_{0};
 };
 
 } // namespace skiff::nvmeof::target
