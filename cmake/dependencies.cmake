@@ -46,6 +46,16 @@ else()
   message(STATUS "libsystemd not found: no sd_notify support for the services")
 endif()
 
+# Avahi's client library: skiff-target's mDNS announcement of its discovery listener (config
+# "mdns"). Optional: without it "mdns.announce" is refused at start with a message that says so.
+pkg_check_modules(AVAHI IMPORTED_TARGET avahi-client)
+if(AVAHI_FOUND)
+  set(SKIFF_HAVE_AVAHI ON)
+else()
+  set(SKIFF_HAVE_AVAHI OFF)
+  message(STATUS "avahi-client not found: no mDNS announcement (mdns.announce)")
+endif()
+
 if(SKIFF_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -7,6 +7,8 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ccache
   libibverbs-dev librdmacm-dev rdma-core ibverbs-providers
   libssl-dev libaio-dev libnvme-dev libisal-dev libsystemd-dev libboost-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
+  # skiff-target's mDNS announcement of its discovery listener (optional at build time)
+  libavahi-client-dev
   # the rbd backend (Ceph RBD images through librados/librbd); the dev cluster's daemons
   # (scripts/ceph-dev-cluster.sh) are installed by that script when it first runs
   librbd-dev librados-dev

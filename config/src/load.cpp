@@ -413,6 +413,19 @@ void read_metrics(JsonReader &r, const json &j, MetricsSettings &out) {
     out.listen = addr->str();
 }
 
+// mdns: {"announce": true, "name": "rack 4 target"}.
+void read_mdns(JsonReader &r, const json &j, MdnsSettings &out) {
+    const std::string p = "mdns";
+    if (!r.object(j, p, {"announce", "name"})) return;
+    if (auto a = r.boolean(j, p, "announce")) out.announce = *a;
+    auto name = r.string(j, p, "name", false, "rack 4 target");
+    if (!name) return;
+    // A DNS label: at most 63 bytes (RFC 6763 4.1.1: the instance name is one label).
+    if (name->empty() || name->size() > 63)
+        return r.error(join(p, "name"), "expected 1..63 bytes (one DNS label), got " + std::to_string(name->size()));
+    out.name = *name;
+}
+
 std::optional<ListenerConfig> read_listener(JsonReader &r, const json &j, const std::string &p,
                                             bool discovery) {
     std::vector<const char *> keys = {"trtype", "addr", "port", "secure_channel",
@@ -562,6 +575,9 @@ void check_hosts(JsonReader &r, const Config &c) {
 // (entries that failed to parse at all are skipped, and those already have an error).
 void cross_check(JsonReader &r, const Config &c) {
     check_datapath(r, c);
+    if (c.mdns.announce && !c.discovery)
+        r.error("mdns.announce", "announces the discovery listener, and there is none: add \"discovery\" "
+                                 "(for example {\"trtype\": \"tcp\", \"addr\": \"0.0.0.0\", \"port\": 8009})");
     for (size_t i = 1; i < c.transports.size(); ++i) {
         const TransportSettings &a = c.transports[0], &b = c.transports[i];
         for (size_t k = 0; k < i; ++k)
@@ -666,7 +682,7 @@ LoadResult parse_config(const json &doc) {
     Config c;
     if (r.object(doc, "",
                  {"target", "transports", "backends", "subsystems", "listeners", "discovery", "referrals",
-                  "hosts", "metrics"})) {
+                  "hosts", "metrics", "mdns"})) {
         if (doc.contains("target")) read_target(r, doc["target"], c.target);
         if (doc.contains("transports")) read_transports(r, doc["transports"], c.transports);
         if (doc.contains("backends")) read_backends(r, doc["backends"], c.backends);
@@ -677,6 +693,7 @@ LoadResult parse_config(const json &doc) {
         if (doc.contains("referrals")) read_referrals(r, doc["referrals"], c.referrals);
         if (doc.contains("hosts")) read_hosts(r, doc["hosts"], c.hosts);
         if (doc.contains("metrics")) read_metrics(r, doc["metrics"], c.metrics);
+        if (doc.contains("mdns")) read_mdns(r, doc["mdns"], c.mdns);
         if (r.errors().empty()) cross_check(r, c);
     }
     LoadResult out;
@@ -848,6 +865,7 @@ std::string summarize(const Config &c) {
         o << "metrics http://" << c.metrics.listen << "/metrics\n";
     else if (c.metrics.accounting)
         o << "I/O accounting on (skiff-ctl stats), no metrics endpoint\n";
+    if (c.mdns.announce) o << "mDNS: the discovery listener announced as _nvme-disc._tcp\n";
     return o.str();
 }
 

@@ -110,6 +110,8 @@ json to_json(const Config &c) {
         out["referrals"].push_back({{"trtype", r.trtype}, {"addr", r.addr}, {"port", r.port}});
     if (!c.metrics.listen.empty()) out["metrics"]["listen"] = c.metrics.listen;
     if (c.metrics.accounting) out["metrics"]["accounting"] = true;
+    if (c.mdns.announce) out["mdns"]["announce"] = true;
+    if (!c.mdns.name.empty()) out["mdns"]["name"] = c.mdns.name;
     if (!c.hosts.empty()) {
         out["hosts"] = json::array();
         for (auto &h : c.hosts) {

@@ -39,7 +39,7 @@ const std::vector<BadCase> kCases = {
     {"unknown top-level key",
      [](json &j) { j["subsytems"] = json::array(); },
      {"subsytems: unknown key; expected one of target, transports, backends, subsystems, listeners, "
-      "discovery, referrals, hosts, metrics"}},
+      "discovery, referrals, hosts, metrics, mdns"}},
     {"unknown secure channel",
      [](json &j) { j["listeners"][0]["secure_channel"] = "tls"; },
      {"listeners[0].secure_channel: expected \"none\", \"optional\" or \"required\", got \"tls\""}},
@@ -476,6 +476,23 @@ const std::vector<BadCase> kCases = {
          j["metrics"] = {{"port", 9860}};
      },
      {"metrics.port: unknown key; expected one of listen, accounting"}},
+    {"mdns announcement without a discovery listener",
+     [](json &j) {
+         j.erase("discovery");
+         j["mdns"] = {{"announce", true}};
+     },
+     {"mdns.announce: announces the discovery listener, and there is none: add \"discovery\" (for example "
+      "{\"trtype\": \"tcp\", \"addr\": \"0.0.0.0\", \"port\": 8009})"}},
+    {"mdns name longer than a DNS label",
+     [](json &j) {
+         j["mdns"] = {{"announce", true}, {"name", std::string(64, 'n')}};
+     },
+     {"mdns.name: expected 1..63 bytes (one DNS label), got 64"}},
+    {"mdns with an unknown key",
+     [](json &j) {
+         j["mdns"] = {{"type", "_nvme-disc._tcp"}};
+     },
+     {"mdns.type: unknown key; expected one of announce, name"}},
     {"several mistakes at once",
      [](json &j) {
          j["target"]["cores"] = 100;

@@ -394,6 +394,33 @@ TEST(LoadConfig, MetricsEndpointLoadsAndSavesBack) {
     EXPECT_FALSE(to_json(*off.config).contains("metrics"));
 }
 
+TEST(LoadConfig, MdnsAnnouncementLoadsAndSavesBack) {
+    json doc = json::parse(R"({
+      "backends": [{"name": "r", "kind": "ram", "size": "4MiB"}],
+      "subsystems": [{"nqn": "nqn.2026-11.io.skiff:m", "namespaces": [{"nsid": 1, "backend": "r"}]}],
+      "listeners": [{"addr": "127.0.0.1", "port": 4420}],
+      "discovery": {"trtype": "tcp", "addr": "0.0.0.0", "port": 8009},
+      "mdns": {"announce": true, "name": "rack 4 target"}
+    })");
+    LoadResult r = parse_config(doc);
+    ASSERT_TRUE(r.ok()) << r.error_text();
+    EXPECT_TRUE(r.config->mdns.announce);
+    EXPECT_EQ(r.config->mdns.name, "rack 4 target");
+    EXPECT_NE(summarize(*r.config).find("mDNS: the discovery listener announced as _nvme-disc._tcp"),
+              std::string::npos);
+    json saved = to_json(*r.config);
+    EXPECT_EQ(saved["mdns"]["announce"], true);
+    LoadResult again = parse_config(saved);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(again.config->mdns, r.config->mdns);
+    // Off by default, and then not written at all.
+    doc.erase("mdns");
+    LoadResult off = parse_config(doc);
+    ASSERT_TRUE(off.ok()) << off.error_text();
+    EXPECT_FALSE(off.config->mdns.announce);
+    EXPECT_FALSE(to_json(*off.config).contains("mdns"));
+}
+
 TEST(LoadConfig, IoAccountingAloneLoadsAndSavesBackAndTheEndpointImpliesIt) {
     json doc = json::parse(R"({
       "backends": [{"name": "r", "kind": "ram", "size": "4MiB"}],

@@ -73,6 +73,8 @@ cli::ManPage man_page() {
         "    NVMe/RDMA on the RDMA device that owns 192.168.100.2\n"
         "skiff-target --metrics 127.0.0.1:9860\n"
         "    also serve Prometheus metrics at http://127.0.0.1:9860/metrics\n"
+        "skiff-target --discovery 0.0.0.0:8009 --mdns\n"
+        "    discovery on every IPv4 address, announced over mDNS for hosts that browse for it\n"
         "skiff-target --io-accounting\n"
         "    count I/O per namespace and per host for skiff-ctl stats, without a metrics endpoint\n"
         "skiff-target --check-config /etc/skiff/target.json && systemctl reload skiff-target\n"
@@ -185,6 +187,10 @@ void add_options(CLI::App &app, Options &o) {
         "serve Prometheus metrics at http://ADDR:PORT/metrics ([IPv6]:PORT for IPv6; overrides\n"
         "the file's metrics.listen; \"none\": no endpoint). Off unless given here or in the file.\n"
         "Turns the I/O accounting on as well (--io-accounting)");
+    app.add_flag("--mdns", o.mdns,
+                 "announce the discovery listener over mDNS/DNS-SD (_nvme-disc._tcp, through\n"
+                 "avahi-daemon) so that hosts browsing for it (nvme-stas) find the target; needs a\n"
+                 "discovery listener (the file's mdns.announce)");
     app.add_flag("--io-accounting", o.io_accounting,
                  "count I/O commands, bytes, errors and latency per namespace and per host, for\n"
                  "skiff-ctl stats, even without a metrics endpoint (the file's metrics.accounting)");
@@ -412,6 +418,12 @@ Status apply_limit_options(const Options &o, config::Config &c) {
 }
 
 Status apply_metrics_option(const Options &o, config::Config &c) {
+    if (o.mdns) {
+        if (!c.discovery)
+            return make_error(DOCA_ERROR_INVALID_VALUE, "--mdns announces the discovery listener, and there is "
+                                                        "none: give --discovery ADDR:PORT as well");
+        c.mdns.announce = true;
+    }
     if (o.io_accounting) c.metrics.accounting = true;
     if (o.metrics.empty()) return Status::success();
     if (o.metrics == "none") {

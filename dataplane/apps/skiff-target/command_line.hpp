@@ -51,6 +51,7 @@ struct Options {
     // Prometheus endpoint ADDR:PORT, "none" to turn the file's off; "": not given.
     std::string metrics;
     bool io_accounting = false; // --io-accounting
+    bool mdns = false;          // --mdns: mdns.announce
     std::string log_level = "info";
 };
 
@@ -65,8 +66,9 @@ Result<config::Config> config_from_options(const Options &o);
 // tcp entry when there is none), and --zero-copy-read-min into the tcp entries. The error names
 // the option and its range.
 Status apply_limit_options(const Options &o, config::Config &c);
-// Puts --metrics (when given) into c.metrics: an address, or "none" for no endpoint; and
-// --io-accounting (metrics.accounting). The error names the option and the expected form.
+// Puts --metrics (when given) into c.metrics: an address, or "none" for no endpoint;
+// --io-accounting (metrics.accounting); and --mdns (mdns.announce, which needs a discovery
+// listener). The error names the option and the expected form.
 Status apply_metrics_option(const Options &o, config::Config &c);
 
 } // namespace skiff::target_app

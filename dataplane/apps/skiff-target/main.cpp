@@ -8,6 +8,7 @@
 #include "skiff/dataplane/live_config.hpp"
 #include "skiff/dataplane/management_server.hpp"
 #include "skiff/dataplane/management_socket_path.hpp"
+#include "skiff/dataplane/mdns_announcer.hpp"
 #include "skiff/dataplane/metrics/metrics_server.hpp"
 #include "skiff/dataplane/metrics/target_metrics.hpp"
 #include "skiff/dataplane/service_notify.hpp"
@@ -186,10 +187,22 @@ int main(int argc, char **argv) {
         if (auto st = metrics->start(); !st) return fail(st.error().message);
     }
 
+    // mDNS: the discovery listener as it is bound, announced again after every reload (it may move).
+    std::unique_ptr<dataplane::MdnsAnnouncer> mdns;
+    if (cfg.mdns.announce) {
+        auto made = dataplane::MdnsAnnouncer::create(cfg.mdns.name);
+        if (!made) return fail(made.error().message);
+        mdns = std::move(*made);
+        mdns->announce(live.discovery_address());
+    }
+
     std::unique_ptr<dataplane::ManagementServer> management;
     if (!socket.claim.path().empty()) {
-        management = std::make_unique<dataplane::ManagementServer>(live, socket.claim.path(),
-                                                                   [&] { return reload(source, live, o); });
+        management = std::make_unique<dataplane::ManagementServer>(live, socket.claim.path(), [&] {
+            auto r = reload(source, live, o);
+            if (r && mdns) mdns->announce(live.discovery_address());
+            return r;
+        });
         if (auto st = management->start(); !st) return fail(st.error().message);
     }
 
@@ -211,6 +224,7 @@ int main(int argc, char **argv) {
             logger->error("SIGHUP: reload refused, nothing changed: {}", r.error().message);
             dataplane::notify_status("last reload refused: " + r.error().message);
         } else {
+            if (mdns) mdns->announce(live.discovery_address());
             logger->info("SIGHUP: reload applied ({} change(s))", r->size());
             dataplane::notify_status("last reload applied: " + std::to_string(r->size()) + " change(s)");
         }
@@ -219,6 +233,7 @@ int main(int argc, char **argv) {
     watchdog.stop();
     if (management) management->stop();
     if (metrics) metrics->stop();
+    mdns.reset(); // withdraws the announcement
     service.stop();
     return 0;
 }

@@ -161,6 +161,8 @@ std::string needs_restart(const Config &cur, const Config &next) {
         return "target.datapath: changing the data path (or target.dpa.eus) needs a restart";
     if (cur.target.management_socket != next.target.management_socket)
         return "target.management_socket: moving the management socket needs a restart";
+    if (cur.mdns != next.mdns)
+        return "mdns: turning the mDNS announcement on or off or renaming it needs a restart";
     if (cur.metrics != next.metrics)
         return "metrics: moving or turning the metrics endpoint (metrics.listen) or the I/O accounting "
                "(metrics.accounting) on or off needs a restart";
@@ -204,6 +206,7 @@ Status LiveConfig::build() {
     running_.target = initial.target;
     running_.transports = initial.transports;
     running_.metrics = initial.metrics; // a start setting, as target and transports
+    running_.mdns = initial.mdns;
     auto applied = apply(initial);
     if (!applied) return applied.error();
     return Status::success();
@@ -574,6 +577,12 @@ size_t LiveConfig::finish_ana_transitions() {
         ++n;
     }
     return n;
+}
+
+std::optional<nvmeof::transport::ListenAddress> LiveConfig::discovery_address() const {
+    std::lock_guard lk(mu_);
+    if (!discovery_ || !service_) return std::nullopt;
+    return service_->listener_address(discovery_->port_id);
 }
 
 Config LiveConfig::running() const {

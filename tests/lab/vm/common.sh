@@ -36,12 +36,14 @@ LAB_HOST_PACKAGES=(qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmo
 # The guest's userland, one package list for both boots (a command under a minimal init, or
 # systemd for the service test). Besides the initiator tools it holds the run-time libraries of
 # skiff's binaries and .debs (spdlog, fmt, ISA-L, libaio, rdma-core, libsystemd), so host-built
-# programs run in place and `dpkg -i` of the packages needs no network. (The .debs name
+# programs run in place and `dpkg -i` of the packages needs no network. dbus and avahi-daemon:
+# the mDNS test starts them in the guest (they are not started at boot). (The .debs name
 # libspdlog1.10-fmt9, a virtual package debootstrap cannot resolve: libspdlog1.10 provides it.)
 LAB_GUEST_PACKAGES="systemd,kmod,iproute2,procps,util-linux,e2fsprogs,nvme-cli,fio,\
 rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,socat,python3,openssl,\
 libstdc++6,libgcc-s1,libspdlog1.10,libfmt9,libaio1,libisal2,libsystemd0,libibverbs1,librdmacm1,\
-libnvme1,liburing2,libnuma1,libuuid1,librbd1,librados2"
+libnvme1,liburing2,libnuma1,libuuid1,librbd1,librados2,\
+dbus,avahi-daemon,avahi-utils,libavahi-client3"
 
 LAB_KERNEL_TREE="$LAB_CACHE/kernel"       # the extracted linux-image package
 LAB_BACKPORTS_KERNEL_TREE="$LAB_CACHE/kernel-backports" # the same for bookworm-backports

@@ -76,6 +76,16 @@ struct MetricsSettings {
     bool operator==(const MetricsSettings &) const = default;
 };
 
+// mDNS/DNS-SD announcement of the discovery listener (NVMe-oF TP8009: service type _nvme-disc._tcp,
+// TXT nqn=<the discovery NQN> and p=<tcp|roce>), through avahi-daemon: hosts that browse for it
+// (nvme-stas, SPDK's bdev_nvme_start_mdns_discovery) find the target without being told where.
+struct MdnsSettings {
+    bool announce = false;
+    std::string name; // the service instance name; empty: "skiff-target on <host name>"
+
+    bool operator==(const MdnsSettings &) const = default;
+};
+
 // A named storage backend. Kind-specific fields live in `settings` (already checked by the
 // kind's validator, see backend_kinds.hpp), so adding a kind touches no struct. They are a JSON
 // object held by BackendSettings, so that this header needs no <nlohmann/json.hpp>.
@@ -215,6 +225,7 @@ struct Config {
     std::vector<ReferralConfig> referrals;
     std::vector<HostConfig> hosts; // DH-HMAC-CHAP secrets and TLS PSKs per host (and subsystem)
     MetricsSettings metrics;
+    MdnsSettings mdns;
 
     const BackendConfig *find_backend(const std::string &name) const;
     const SubsystemConfig *find_subsystem(const std::string &nqn) const;

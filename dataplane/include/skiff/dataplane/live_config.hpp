@@ -22,6 +22,7 @@
 #include <set>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ class LiveConfig {
     size_t finish_ana_transitions();
     // The configuration in force.
     config::Config running() const;
+    // The dedicated discovery listener's bound address (port 0 resolved), or nullopt when there
+    // is none: what the mDNS announcement names, after every apply().
+    std::optional<nvmeof::transport::ListenAddress> discovery_address() const;
     // Live state for skiff-ctl: listeners with bound addresses, controllers and their queues.
     nlohmann::json listeners_json() const;
     nlohmann::json controllers_json() const;
