@@ -100,6 +100,15 @@
 #                     ranges reads back at the destination; nvme verify of a good range passes,
 #                     past the end fails with LBA Out of Range; descriptor format 1 and an
 #                     overlapping destination fail with Invalid Field in Command.
+#   ipv6              tests/lab/ipv6.sh: skiff-target INSIDE the guest on fd00:77::1 (dummy0, with
+#                     rxe0 on it; the lab's network reaches the host over IPv4 only), a TCP, an RDMA
+#                     and a discovery listener; nvme discover over IPv6 lists both ports as ipv6;
+#                     nvme connect -t tcp and -t rdma over IPv6, fio verify on each; exit 0 on SIGTERM.
+#   mdns              tests/lab/mdns.sh: a system D-Bus, avahi-daemon and skiff-target (mdns.announce)
+#                     INSIDE the guest; avahi-browse finds the discovery listener as _nvme-disc._tcp
+#                     (port 8009, TXT nqn=<discovery NQN>, p=tcp), nvme discover at the resolved
+#                     address lists the subsystem, the target announces again after avahi-daemon
+#                     restarts, and the announcement goes with the target (SIGTERM, exit 0).
 #   service           tests/lab/service.sh: the guest boots systemd, installs the amd64 .debs of
 #                     scripts/package.sh, `systemd-analyze verify` of both units is clean,
 #                     `systemctl start skiff-target`, nvme connect + fio verify, a namespace
@@ -290,6 +299,14 @@ test_copy_verify() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/copy-verify.sh"
 }
 
+test_ipv6() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/ipv6.sh"
+}
+
+test_mdns() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/mdns.sh"
+}
+
 test_service() {
   "$checkout/tests/lab/service.sh"
 }
@@ -363,7 +380,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 mdns service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
