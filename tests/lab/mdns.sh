@@ -4,7 +4,7 @@
 # controllers would (nvme-stas browses the same service type). Everything runs INSIDE the guest:
 # the lab's user network carries no multicast to the host. The guest starts a system D-Bus and
 # avahi-daemon, then skiff-target (discovery on 0.0.0.0:8009, one RAM namespace on 4420):
-#   1. avahi-browse finds "skiff lab" of type _nvme-disc._tcp on port 8009 with the TXT records
+#   1. avahi-browse finds "skiff-lab-mdns" of type _nvme-disc._tcp on port 8009 with the TXT records
 #      nqn=nqn.2014-08.org.nvmexpress.discovery and p=tcp;
 #   2. nvme discover at the address and port avahi resolved lists the target's subsystem;
 #   3. avahi-daemon is killed and started again: the target announces again by itself;
@@ -26,7 +26,7 @@ cat >"$work/target.json" <<JSON
   "subsystems": [{"nqn": "$nqn", "namespaces": [{"nsid": 1, "backend": "ram1"}]}],
   "listeners": [{"trtype": "tcp", "addr": "0.0.0.0", "port": 4420}],
   "discovery": {"trtype": "tcp", "addr": "0.0.0.0", "port": 8009},
-  "mdns": {"announce": true, "name": "skiff lab"}
+  "mdns": {"announce": true, "name": "skiff-lab-mdns"}
 }
 JSON
 
@@ -64,7 +64,7 @@ until lab_wait_listen tcp 0.0.0.0 8009 1 2>/dev/null; do
 done
 
 # -r resolve, -p parsable, -t stop after the cache is read: "=;IF;PROTO;NAME;TYPE;DOMAIN;HOST;ADDR;PORT;TXT"
-browse() { avahi-browse -rpt _nvme-disc._tcp 2>/dev/null | grep "^=" | grep ";skiff lab;"; }
+browse() { avahi-browse -rpt _nvme-disc._tcp 2>/dev/null | grep "^=" | grep ";skiff-lab-mdns;"; }
 wait_for "browse | grep -q ." 60 || fail "avahi-browse does not see the announcement"
 line="$(browse | grep ";IPv4;" | head -n 1)"
 echo "avahi-browse: $line"
