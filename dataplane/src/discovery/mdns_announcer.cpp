@@ -88,7 +88,7 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
     Status start() {
         poll_ = avahi_threaded_poll_new();
         if (!poll_) return make_error(DOCA_ERROR_NO_MEMORY, "mDNS: avahi_threaded_poll_new failed");
-        if (auto st = connect(); !st) return st;
+        if (int error = connect(); error != 0) waiting(avahi_strerror(error));
         if (avahi_threaded_poll_start(poll_) < 0)
             return make_error(DOCA_ERROR_OPERATING_SYSTEM, "mDNS: cannot start Avahi's thread");
         return Status::success();
@@ -103,15 +103,24 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
 
   private:
     // AVAHI_CLIENT_NO_FAIL: without a daemon the client waits for one (state CONNECTING) instead of
-    // failing, so the target starts either way and announces once avahi-daemon is there.
-    Status connect() {
+    // failing. Without even a system D-Bus, creating the client fails: then a new try every few
+    // seconds. Either way the target starts and announces once avahi-daemon is there. Returns
+    // Avahi's error, 0 when the client exists.
+    int connect() {
         int error = 0;
         client_ = avahi_client_new(avahi_threaded_poll_get(poll_), AVAHI_CLIENT_NO_FAIL, &AvahiAnnouncer::on_client,
                                    this, &error);
-        if (!client_)
-            return make_error(DOCA_ERROR_OPERATING_SYSTEM,
-                              std::string("mDNS: cannot create Avahi's client: ") + avahi_strerror(error));
-        return Status::success();
+        return client_ ? 0 : (error != 0 ? error : AVAHI_ERR_FAILURE);
+    }
+
+    // Says once, until the announcement is made again, that it waits for the daemon; schedules a
+    // new client when `retry`.
+    void waiting(const char *why, bool retry = true) {
+        if (!waiting_logged_)
+            log_->warn("mDNS: avahi-daemon is not running ({}); the discovery listener is announced once it is",
+                       why);
+        waiting_logged_ = true;
+        if (retry) schedule_restart();
     }
 
     static void on_client(AvahiClient *c, AvahiClientState state, void *arg) {
@@ -119,22 +128,21 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
         self->client_ = c; // the callback may run inside avahi_client_new, before it returns
         switch (state) {
         case AVAHI_CLIENT_S_RUNNING:
+            self->waiting_logged_ = false;
             self->publish();
             break;
         case AVAHI_CLIENT_S_COLLISION:
         case AVAHI_CLIENT_S_REGISTERING: // the host name changes: withdraw, publish again once running
             if (self->group_) avahi_entry_group_reset(self->group_);
             break;
-        case AVAHI_CLIENT_CONNECTING:
-            self->log_->warn("mDNS: avahi-daemon is not running; the discovery listener is announced once it is");
+        case AVAHI_CLIENT_CONNECTING: // the client itself waits for the daemon to appear
             self->drop_group();
+            self->waiting("no daemon on the system bus", false);
             break;
         case AVAHI_CLIENT_FAILURE:
-            // The daemon went away (restart, crash): a new client in a second waits for it again.
-            self->log_->warn("mDNS: lost avahi-daemon ({}); announcing again once it is back",
-                             avahi_strerror(avahi_client_errno(c)));
+            // The daemon or the bus went away (restart, crash): a new client soon waits for it again.
             self->drop_group();
-            self->schedule_restart();
+            self->waiting(avahi_strerror(avahi_client_errno(c)));
             break;
         }
     }
@@ -203,7 +211,7 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
     void schedule_restart() {
         const AvahiPoll *api = avahi_threaded_poll_get(poll_);
         timeval tv{};
-        avahi_elapse_time(&tv, 1000, 0);
+        avahi_elapse_time(&tv, kRetryMs, 0);
         if (restart_)
             api->timeout_update(restart_, &tv);
         else
@@ -214,11 +222,10 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
         auto *self = static_cast<AvahiAnnouncer *>(arg);
         if (self->client_) avahi_client_free(self->client_);
         self->client_ = nullptr;
-        if (auto st = self->connect(); !st) {
-            self->log_->error("{}; trying again in a second", st.error().message);
-            self->schedule_restart();
-        }
+        if (int error = self->connect(); error != 0) self->waiting(avahi_strerror(error));
     }
+
+    static constexpr unsigned kRetryMs = 2000; // a new client while there is no bus or daemon
 
     std::string name_;
     std::shared_ptr<spdlog::logger> log_;
@@ -226,6 +233,7 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
     AvahiClient *client_ = nullptr;
     AvahiEntryGroup *group_ = nullptr;
     AvahiTimeout *restart_ = nullptr;
+    bool waiting_logged_ = false;
     std::optional<nvmeof::transport::ListenAddress> listener_;
 };
 
