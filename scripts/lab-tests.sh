@@ -104,9 +104,8 @@
 #                     rxe0 on it; the lab's network reaches the host over IPv4 only), a TCP, an RDMA
 #                     and a discovery listener; nvme discover over IPv6 lists both ports as ipv6;
 #                     nvme connect -t tcp and -t rdma over IPv6, fio verify on each; exit 0 on SIGTERM.
-#   mdns              (not in the default list yet: its first runs timed out after the target's
-#                     SIGTERM, cause not known; run it by name) tests/lab/mdns.sh: a system D-Bus,
-#                     avahi-daemon and skiff-target (mdns.announce)
+#   mdns              tests/lab/mdns.sh, on a boot of its own: a system D-Bus, avahi-daemon and
+#                     skiff-target (mdns.announce)
 #                     INSIDE the guest; avahi-browse finds the discovery listener as _nvme-disc._tcp
 #                     (port 8009, TXT nqn=<discovery NQN>, p=tcp), nvme discover at the resolved
 #                     address lists the subsystem, the target announces again after avahi-daemon
@@ -382,7 +381,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 mdns service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")

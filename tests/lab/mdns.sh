@@ -31,8 +31,10 @@ cat >"$work/target.json" <<JSON
 }
 JSON
 
+# A boot of its own (LAB_SESSION empty): in the shared session its first run timed out after the
+# target's SIGTERM, while the same test in a fresh guest passed whole (cause not known yet).
 # shellcheck disable=SC2016  # expanded in the guest
-LAB_HOST_PORTS="" LAB_PASS_ENV="TARGET WORK NQN" TARGET="$target" WORK="$work" NQN="$nqn" \
+LAB_SESSION="" LAB_HOST_PORTS="" LAB_PASS_ENV="TARGET WORK NQN" TARGET="$target" WORK="$work" NQN="$nqn" \
   LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
 . /lab/guest/functions.sh
@@ -92,8 +94,8 @@ wait_for "! kill -0 $tpid 2>/dev/null" 60 || fail "the target did not exit withi
 wait "$tpid"; st=$?; tpid=""
 [ $st = 0 ] || fail "the target exited with status $st on SIGTERM"
 echo "ok: the target exited 0"
-# The withdrawal is reported, not asserted: in the first lab runs the service stayed listed after
-# the target had gone (the cause is not known yet; see the closing note of 2026-11-29).
+# The withdrawal is reported, not asserted: it was seen in a fresh guest, and the run in the shared
+# session that timed out may have been waiting here.
 if wait_for "! browse | grep -q ." 10; then echo "ok: the announcement is gone"
 else echo "note: avahi-browse still lists the service after the target exited"; fi
 avahi-daemon --kill
