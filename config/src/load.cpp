@@ -422,7 +422,8 @@ void read_mdns(JsonReader &r, const json &j, MdnsSettings &out) {
     if (!name) return;
     // A DNS label: at most 63 bytes (RFC 6763 4.1.1: the instance name is one label).
     if (name->empty() || name->size() > 63)
-        return r.error(join(p, "name"), "expected 1..63 bytes (one DNS label), got " + std::to_string(name->size()));
+        return r.error(join(p, "name"),
+                       "expected 1..63 bytes (one DNS label), got " + std::to_string(name->size()));
     out.name = *name;
 }
 
@@ -576,8 +577,9 @@ void check_hosts(JsonReader &r, const Config &c) {
 void cross_check(JsonReader &r, const Config &c) {
     check_datapath(r, c);
     if (c.mdns.announce && !c.discovery)
-        r.error("mdns.announce", "announces the discovery listener, and there is none: add \"discovery\" "
-                                 "(for example {\"trtype\": \"tcp\", \"addr\": \"0.0.0.0\", \"port\": 8009})");
+        r.error("mdns.announce",
+                "announces the discovery listener, and there is none: add \"discovery\" "
+                "(for example {\"trtype\": \"tcp\", \"addr\": \"0.0.0.0\", \"port\": 8009})");
     for (size_t i = 1; i < c.transports.size(); ++i) {
         const TransportSettings &a = c.transports[0], &b = c.transports[i];
         for (size_t k = 0; k < i; ++k)

@@ -124,8 +124,9 @@ TEST_F(MetricsTest, CountsMatchSkiffPerfAcrossConnectionsAndLatencyFitsItsRange)
         const auto b = buckets(s, op);
         ASSERT_FALSE(b.empty()) << op;
         const double count = b.rbegin()->second; // le="+Inf"
-        EXPECT_EQ(count, sample_value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}})
-                             .value_or(-1));
+        EXPECT_EQ(count,
+                  sample_value(s, "skiff_namespace_latency_seconds_count", {{"subsystem", kNqn}, {"op", op}})
+                      .value_or(-1));
         EXPECT_EQ(uint64_t(count), std::string(op) == "read" ? reads : writes) << op;
         double previous = 0;
         for (auto &[le, c] : b) {
@@ -174,8 +175,9 @@ TEST_F(MetricsTest, ErrorsAreCountedByStatus) {
     auto queues = sample_value(s, "skiff_controller_queues", {{"subsystem", kNqn}});
     ASSERT_TRUE(queues.has_value());
     EXPECT_GE(*queues, 2.0);
-    auto accepted = sample_value(s, "skiff_listener_connections_accepted_total",
-                          {{"listener", "127.0.0.1:" + std::to_string(io_port_)}, {"transport", "tcp"}});
+    auto accepted =
+        sample_value(s, "skiff_listener_connections_accepted_total",
+                     {{"listener", "127.0.0.1:" + std::to_string(io_port_)}, {"transport", "tcp"}});
     ASSERT_TRUE(accepted.has_value());
     EXPECT_GE(*accepted, 2.0);
 }

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace skiff::itest {
 namespace {
 

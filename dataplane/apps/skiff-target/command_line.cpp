@@ -420,8 +420,9 @@ Status apply_limit_options(const Options &o, config::Config &c) {
 Status apply_metrics_option(const Options &o, config::Config &c) {
     if (o.mdns) {
         if (!c.discovery)
-            return make_error(DOCA_ERROR_INVALID_VALUE, "--mdns announces the discovery listener, and there is "
-                                                        "none: give --discovery ADDR:PORT as well");
+            return make_error(DOCA_ERROR_INVALID_VALUE,
+                              "--mdns announces the discovery listener, and there is "
+                              "none: give --discovery ADDR:PORT as well");
         c.mdns.announce = true;
     }
     if (o.io_accounting) c.metrics.accounting = true;

@@ -46,7 +46,8 @@ int interface_of(const std::string &host) {
     for (ifaddrs *a = list; a && index < 0; a = a->ifa_next) {
         if (!a->ifa_addr) continue;
         if (v6 && a->ifa_addr->sa_family == AF_INET6 &&
-            std::memcmp(&reinterpret_cast<sockaddr_in6 *>(a->ifa_addr)->sin6_addr, &want6, sizeof(want6)) == 0)
+            std::memcmp(&reinterpret_cast<sockaddr_in6 *>(a->ifa_addr)->sin6_addr, &want6, sizeof(want6)) ==
+                0)
             index = int(if_nametoindex(a->ifa_name));
         if (!v6 && a->ifa_addr->sa_family == AF_INET &&
             reinterpret_cast<sockaddr_in *>(a->ifa_addr)->sin_addr.s_addr == want4.s_addr)
@@ -108,8 +109,8 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
     // Avahi's error, 0 when the client exists.
     int connect() {
         int error = 0;
-        client_ = avahi_client_new(avahi_threaded_poll_get(poll_), AVAHI_CLIENT_NO_FAIL, &AvahiAnnouncer::on_client,
-                                   this, &error);
+        client_ = avahi_client_new(avahi_threaded_poll_get(poll_), AVAHI_CLIENT_NO_FAIL,
+                                   &AvahiAnnouncer::on_client, this, &error);
         return client_ ? 0 : (error != 0 ? error : AVAHI_ERR_FAILURE);
     }
 
@@ -117,8 +118,9 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
     // new client when `retry`.
     void waiting(const char *why, bool retry = true) {
         if (!waiting_logged_)
-            log_->warn("mDNS: avahi-daemon is not running ({}); the discovery listener is announced once it is",
-                       why);
+            log_->warn(
+                "mDNS: avahi-daemon is not running ({}); the discovery listener is announced once it is",
+                why);
         waiting_logged_ = true;
         if (retry) schedule_restart();
     }
@@ -157,10 +159,7 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
             break;
         case AVAHI_ENTRY_GROUP_COLLISION: {
             // Another service on the network has the name: take Avahi's next one ("name #2").
-            char *alt = avahi_alternative_service_name(self->name_.c_str());
-            self->log_->warn("mDNS: the name \"{}\" is taken on the network; trying \"{}\"", self->name_, alt);
-            self->name_ = alt;
-            avahi_free(alt);
+            self->take_alternative_name();
             avahi_entry_group_reset(g);
             self->publish();
             break;
@@ -180,7 +179,8 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
         if (!client_ || avahi_client_get_state(client_) != AVAHI_CLIENT_S_RUNNING) return;
         if (!group_) group_ = avahi_entry_group_new(client_, &AvahiAnnouncer::on_group, this);
         if (!group_) {
-            log_->error("mDNS: cannot create an entry group: {}", avahi_strerror(avahi_client_errno(client_)));
+            log_->error("mDNS: cannot create an entry group: {}",
+                        avahi_strerror(avahi_client_errno(client_)));
             return;
         }
         avahi_entry_group_reset(group_);
@@ -190,17 +190,24 @@ class AvahiAnnouncer final : public MdnsAnnouncer {
         AvahiStringList *txt = nullptr;
         for (auto &r : txt_records(*listener_)) txt = avahi_string_list_add(txt, r.c_str());
         int rc = avahi_entry_group_add_service_strlst(group_, ifindex < 0 ? AVAHI_IF_UNSPEC : ifindex, proto,
-                                                      AvahiPublishFlags(0), name_.c_str(), kServiceType, nullptr,
-                                                      nullptr, listener_->port, txt);
+                                                      AvahiPublishFlags(0), name_.c_str(), kServiceType,
+                                                      nullptr, nullptr, listener_->port, txt);
         avahi_string_list_free(txt);
         if (rc == AVAHI_ERR_COLLISION) {
-            char *alt = avahi_alternative_service_name(name_.c_str());
-            name_ = alt;
-            avahi_free(alt);
+            take_alternative_name();
             return publish();
         }
         if (rc >= 0) rc = avahi_entry_group_commit(group_);
         if (rc < 0) log_->error("mDNS: cannot announce {}: {}", listener_->str(), avahi_strerror(rc));
+    }
+
+    // The name is taken (on the network, or locally by another client): Avahi's next one,
+    // "name #2", then "name #3", ...
+    void take_alternative_name() {
+        char *alt = avahi_alternative_service_name(name_.c_str());
+        log_->warn("mDNS: the name \"{}\" is taken; trying \"{}\"", name_, alt);
+        name_ = alt;
+        avahi_free(alt);
     }
 
     void drop_group() {
@@ -253,7 +260,7 @@ Result<std::unique_ptr<MdnsAnnouncer>> MdnsAnnouncer::create(const std::string &
     (void)is_ipv6;
     return make_error(DOCA_ERROR_NOT_SUPPORTED,
                       "mdns.announce: this skiff-target was built without Avahi's client library "
-                         "(libavahi-client-dev); install it and build again, or turn the announcement off");
+                      "(libavahi-client-dev); install it and build again, or turn the announcement off");
 }
 
 #endif

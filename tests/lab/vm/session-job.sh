@@ -65,7 +65,6 @@ session_run_job() { # session_run_job DIR COMMAND...
   : >"$job/output.log"
   chmod -R a+rwX "$job"
   touch "$job/go"
-  start=$SECONDS
   # Waiting for the guest to boot is part of the session's cost, not of this job's time limit.
   until [ -e "$dir/ready" ]; do
     session_alive "$dir" || { lab_say "the session ($dir) ended before its guest was ready"; return 125; }
