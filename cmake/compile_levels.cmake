@@ -7,10 +7,27 @@
 #   SKIFF_COMMAND_LINE_OPTIMIZE  the files that parse a program's command line with CLI11 (run
 #                                once per process; CLI11's header-only code takes 17 s of a file
 #                                at -O2 -g and half that at -O1)
+#   SKIFF_CONTROL_PLANE_OPTIMIZE the control plane: config/ (loading, checking and saving the
+#                                configuration), dataplane/src/manage/ (the management socket,
+#                                live reconfiguration) and the programs' own files under apps/.
+#                                They run once per command or per reload, mostly nlohmann/json
+#                                templates: -O1 compiles them in about three quarters of -O2's
+#                                time (gcc, paired: live_config.cpp 13.3 -> 9.7 s,
+#                                management_server.cpp 11.5 -> 8.5, load.cpp 10.5 -> 8.7)
 # Empty (the default, and in the packages): the build type's level. The flags come after the
 # build type's on the command line, so the last -O wins.
 set(SKIFF_TEST_OPTIMIZE "" CACHE STRING "Optimisation flags of the test sources and helper programs (empty: the build type's)")
 set(SKIFF_COMMAND_LINE_OPTIMIZE "" CACHE STRING "Optimisation flags of the command-line parsing files (empty: the build type's)")
+set(SKIFF_CONTROL_PLANE_OPTIMIZE "" CACHE STRING "Optimisation flags of the control plane's files (empty: the build type's)")
+
+# skiff_control_plane_sources(<file>...): files on no data path (call it in the directory that
+# adds them to a target). A file that is also a command-line file takes that level instead.
+function(skiff_control_plane_sources)
+  if(SKIFF_CONTROL_PLANE_OPTIMIZE)
+    separate_arguments(flags UNIX_COMMAND "${SKIFF_CONTROL_PLANE_OPTIMIZE}")
+    set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_OPTIONS ${flags})
+  endif()
+endfunction()
 
 # skiff_command_line_sources(<file>...): files whose job is the command line (call it in the
 # directory that adds them to a target).

@@ -17,7 +17,8 @@ case "$arch" in
     # The product's compile flags are the release flavour's (scripts/build.sh release), so that
     # after a release build every file comes from ccache (the lab's service test packages on every
     # CI run; the binaries are stripped into the .debs anyway: CPACK_STRIP_FILES).
-    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_BUILD_TESTS=OFF -DSKIFF_BUILD_BENCH=OFF -DSKIFF_COMMAND_LINE_OPTIMIZE=-O1
+    args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DSKIFF_BUILD_TESTS=OFF -DSKIFF_BUILD_BENCH=OFF
+          -DSKIFF_COMMAND_LINE_OPTIMIZE=-O1 -DSKIFF_CONTROL_PLANE_OPTIMIZE=-O1
           "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
     if command -v ccache >/dev/null; then
       export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
