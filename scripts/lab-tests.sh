@@ -38,6 +38,12 @@
 #                     --dhchap-secret (SHA-256, null group) passes fio verify; host B with a wrong
 #                     secret is refused (the target logs why) while A keeps working; host B with
 #                     --dhchap-ctrl-secret (bidirectional, SHA-512, ffdhe4096) passes fio verify.
+#   tls               tests/lab/tls.sh, on the trixie guest (LAB_KERNEL=trixie: Debian 13, kernel
+#                     6.12 with NVMe/TCP TLS, tlshd, nvme-cli 2.13): a listener that requires TLS;
+#                     keys from nvme gen-tls-key --insert in the guest, given to the target with
+#                     skiff-ctl host add --tls-psk-file; nvme connect --tls as host A passes fio
+#                     verify; nvme discover --tls reads the discovery log; host B with a key the
+#                     target does not have is refused while A keeps working.
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
@@ -201,6 +207,10 @@ test_error_inject() {
 
 test_auth() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/auth.sh"
+}
+
+test_tls() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/tls.sh"
 }
 
 test_initiator_vs_nvmet() {
@@ -381,7 +391,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 mdns service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth tls initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 mdns service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
@@ -394,10 +404,11 @@ retries="${LAB_RETRIES:-1}"
 logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/skiff-lab-tests-XXXXXX")"
 
 # One shared guest boot (tests/lab/vm/session) serves every test whose guest needs the default
-# kernel and command line; the others (auth's backports kernel, reservations' multipath=N, the
-# service test's systemd) boot their own, as does every rerun of a failed test, so that a retry
-# never depends on what an earlier test left in a shared guest. A session that ended (a job timed
-# out) is replaced before the next test. LAB_SHARED_BOOT=0: a boot for every test.
+# kernel and command line; the others (auth's backports kernel, tls' trixie guest, reservations'
+# multipath=N, the service test's systemd) boot their own, as does every rerun of a failed test,
+# so that a retry never depends on what an earlier test left in a shared guest. A session that
+# ended (a job timed out) is replaced before the next test. LAB_SHARED_BOOT=0: a boot for every
+# test.
 session=""
 session_start() {
   [ "${LAB_SHARED_BOOT:-1}" = 1 ] || return 0

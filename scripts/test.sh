@@ -40,13 +40,13 @@ trap finish EXIT
 stage "install-deps"
 scripts/install-deps.sh
 
-# The lab image (a debootstrap of Debian packages, minutes the first time, about a second once
-# current) is built in the background while the compilers run: it waits on the network and the
-# disk, not on the CPU. lab-tests.sh takes the image's lock, so it waits for this build if needed.
+# The lab images (debootstraps of Debian packages, bookworm's and the tls test's trixie guest,
+# minutes the first time, about a second once current) are built in the background while the
+# compilers run: they wait on the network and the disk, not on the CPU. lab-tests.sh takes the image's lock, so it waits for this build if needed.
 lab_image_log=""
 if [ "${SKIFF_SKIP_LAB:-0}" != 1 ]; then
   lab_image_log=$(mktemp "${TMPDIR:-/tmp}/skiff-lab-image-XXXXXX.log")
-  nice -n 10 tests/lab/vm/build-image --quiet >"$lab_image_log" 2>&1 &
+  nice -n 10 tests/lab/vm/build-image --quiet --trixie >"$lab_image_log" 2>&1 &
 fi
 
 # The lab tests run beside the fuzz and arm64 stages: they need only the release build, and the

@@ -133,3 +133,32 @@ TEST(tls_psk, AcceptsNvmeGenTlsKeyOutputAndNvmeCheckTlsKeyAcceptsOurs) {
         EXPECT_NE(out.find("Key is valid"), std::string::npos) << out;
     }
 }
+
+// libnvme's published version-1 identities (its test/psk.c) for these keys, host
+// "nqn.psk-test-host" and subsystem "nqn.psk-test-subsys". The digest is an HMAC keyed with
+// the retained PSK, so each pins one HkdfLabel layout of the retained PSK: RFC 8446's
+// (libnvme 1.16 and later) and the legacy one (libnvme up to 1.15, its "compat" since; nvme-cli
+// 2.13 in the trixie lab guest inserts "NVMe1R01 ... 66GuqV08..." for the 32-byte key).
+TEST(tls_psk, BothRetainedPskLayoutsGiveLibnvmesIdentityDigests) {
+    constexpr const char *host = "nqn.psk-test-host", *sub = "nqn.psk-test-subsys";
+    ConfiguredPsk k256{PskHash::kSha256, kKey};
+    ConfiguredPsk k384{PskHash::kSha384, kKey};
+    k384.key.insert(k384.key.end(), kKey.begin() + 16, kKey.end()); // libnvme's 48-byte key
+    struct Case {
+        const ConfiguredPsk &key;
+        PskDerivation layout;
+        const char *digest;
+    } cases[] = {
+        {k256, PskDerivation::kRfc8446, "iSbjiStwJ/1TrTvDlt2fjFmzvsytOJelidNnA+X5lEU="},
+        {k256, PskDerivation::kNvmeCliLegacy, "66GuqV08TsAGII39teWUfwQwizjv06Jy8jOcX3NAAzM="},
+        {k384, PskDerivation::kRfc8446, "QhW2+Rp6RzHlNtCslyRxMnwJ11tKKhz8JCAQpQ+XUD8f9td1VeH5h53yz2wKJG1a"},
+        {k384, PskDerivation::kNvmeCliLegacy,
+         "RsKmYJ3nAn1ApjjMloJFbAkLPivONDAX/xW327YBUsn2eGShXSjCZvBaOxscLqmz"},
+    };
+    for (const Case &c : cases)
+        EXPECT_EQ(identity_digest(c.key.hash, retained_psk(c.key, host, c.layout), host, sub), c.digest)
+            << derivation_name(c.layout) << ", " << c.key.key.size() << "-byte key";
+    // The two layouts give different TLS PSKs for the same identity (what the binder tells apart).
+    EXPECT_NE(session_psk(k256, host, sub, PskDerivation::kRfc8446).key,
+              session_psk(k256, host, sub, PskDerivation::kNvmeCliLegacy).key);
+}

@@ -89,6 +89,44 @@ TEST(tls_session, PskHandshakeOnBothSuitesNamesHostAndSubsystem) {
     }
 }
 
+// A host whose nvme-cli derived its TLS PSK with the legacy HkdfLabel layout (nvme-cli up to
+// 2.15, psk.hpp) connects with the same configured key as one using RFC 8446's: the target
+// picks the key whose binder verifies, on identity versions 0 and 1 and on both suites, and says
+// which it was.
+TEST(tls_session, BothTlsPskLayoutsOfOneConfiguredKeyAreAccepted) {
+    for (PskHash hash : {PskHash::kSha256, PskHash::kSha384}) {
+        for (PskDerivation layout : {PskDerivation::kRfc8446, PskDerivation::kNvmeCliLegacy}) {
+            PskStore store;
+            store.replace({{{kHost, ""}, key(hash, 9)}});
+            SessionPsk v0 = session_psk(key(hash, 9), kHost, kSub, layout);
+            // Version 1: the digest of the layout's retained PSK in the identity and the context.
+            KeyBytes retained = retained_psk(key(hash, 9), kHost, layout);
+            std::string digest = identity_digest(hash, retained, kHost, kSub);
+            SessionPsk v1 = v0;
+            v1.identity = psk_identity(hash, kHost, kSub) + " " + digest;
+            v1.identity[4] = '1';
+            v1.key = tls_psk(hash, retained, (hash == PskHash::kSha384 ? "02 " : "01 ") + digest, layout);
+            for (const SessionPsk &offer : {v0, v1}) {
+                SocketPair sp;
+                Handshake h = handshake(sp, store, offer);
+                ASSERT_TRUE(h.server_ok)
+                    << h.server->error() << " (" << derivation_name(layout) << ", " << offer.identity << ")";
+                ASSERT_TRUE(h.client_ok) << h.client->error();
+                EXPECT_EQ(h.server->psk_derivation(), layout) << offer.identity;
+                EXPECT_EQ(h.server->peer().hostnqn, kHost);
+            }
+        }
+    }
+    // Neither layout of another key: refused, as before.
+    PskStore store;
+    store.replace({{{kHost, ""}, key(PskHash::kSha256, 9)}});
+    SocketPair sp;
+    Handshake h = handshake(
+        sp, store, session_psk(key(PskHash::kSha256, 10), kHost, kSub, PskDerivation::kNvmeCliLegacy));
+    EXPECT_FALSE(h.server_ok);
+    EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+}
+
 TEST(tls_session, BulkTransferThroughMixedPiecesArrivesIntact) {
     PskStore store;
     store.replace({{{kHost, ""}, key(PskHash::kSha256, 3)}});

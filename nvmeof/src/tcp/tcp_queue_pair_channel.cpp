@@ -76,8 +76,14 @@ bool TcpQueuePair::run_handshake() {
     case tls::TlsSession::Step::kDone:
         break;
     }
-    log_->info("{}: TLS 1.3 established: identity '{}', {}, record layer {}", peer_, tls_->identity(),
-               tls_->cipher(), tls_->record_layer());
+    // The PSK's layout is named only when it is the legacy one: an operator then knows the host
+    // runs an nvme-cli that a later upgrade changes (both keep working here).
+    log_->info("{}: TLS 1.3 established: identity '{}', {}, record layer {}{}", peer_, tls_->identity(),
+               tls_->cipher(), tls_->record_layer(),
+               tls_->psk_derivation() == tls::PskDerivation::kNvmeCliLegacy
+                   ? std::string(", TLS PSK derived as ") + tls::derivation_name(tls_->psk_derivation()) +
+                         " does"
+                   : std::string());
     channel_ = Channel::kReady;
     return true;
 }

@@ -31,17 +31,25 @@ uint32_t crc32_ieee(const uint8_t *p, size_t n) {
 }
 
 // RFC 8446 HkdfLabel: length (16 bits, big endian), "tls13 " + label, context, each of the two
-// strings preceded by its one-byte length; then HKDF-Extract with a zero salt and Expand.
+// strings preceded by its one-byte length; then HKDF-Extract with a zero salt and Expand. The
+// legacy layout (PskDerivation): the length little endian, no length bytes before the strings.
 KeyBytes hkdf_expand_label(PskHash hash, const KeyBytes &secret, std::string_view label,
-                           std::string_view context, size_t out_len) {
+                           std::string_view context, size_t out_len, PskDerivation d) {
     std::string full_label = "tls13 " + std::string(label);
     std::vector<uint8_t> info;
-    info.push_back(static_cast<uint8_t>(out_len >> 8));
-    info.push_back(static_cast<uint8_t>(out_len));
-    info.push_back(static_cast<uint8_t>(full_label.size()));
-    info.insert(info.end(), full_label.begin(), full_label.end());
-    info.push_back(static_cast<uint8_t>(context.size()));
-    info.insert(info.end(), context.begin(), context.end());
+    if (d == PskDerivation::kNvmeCliLegacy) {
+        info.push_back(static_cast<uint8_t>(out_len));
+        info.push_back(static_cast<uint8_t>(out_len >> 8));
+        info.insert(info.end(), full_label.begin(), full_label.end());
+        info.insert(info.end(), context.begin(), context.end());
+    } else {
+        info.push_back(static_cast<uint8_t>(out_len >> 8));
+        info.push_back(static_cast<uint8_t>(out_len));
+        info.push_back(static_cast<uint8_t>(full_label.size()));
+        info.insert(info.end(), full_label.begin(), full_label.end());
+        info.push_back(static_cast<uint8_t>(context.size()));
+        info.insert(info.end(), context.begin(), context.end());
+    }
 
     std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(
         EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr), EVP_PKEY_CTX_free);
@@ -120,9 +128,13 @@ std::string format_interchange(const ConfiguredPsk &psk) {
     return std::string(kPrefix) + hh + ":" + b64 + ":";
 }
 
-KeyBytes retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn) {
+const char *derivation_name(PskDerivation d) {
+    return d == PskDerivation::kNvmeCliLegacy ? "nvme-cli before 2.16 (libnvme 1.15 and older)" : "RFC 8446";
+}
+
+KeyBytes retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn, PskDerivation d) {
     if (psk.hash == PskHash::kNone) return psk.key;
-    return hkdf_expand_label(psk.hash, psk.key, "HostNQN", hostnqn, psk.key.size());
+    return hkdf_expand_label(psk.hash, psk.key, "HostNQN", hostnqn, psk.key.size(), d);
 }
 
 std::string psk_identity(PskHash hash, std::string_view hostnqn, std::string_view subnqn) {
@@ -131,8 +143,8 @@ std::string psk_identity(PskHash hash, std::string_view hostnqn, std::string_vie
     return std::string(head) + std::string(hostnqn) + " " + std::string(subnqn);
 }
 
-KeyBytes tls_psk(PskHash hash, const KeyBytes &retained, std::string_view context) {
-    return hkdf_expand_label(hash, retained, "nvme-tls-psk", context, retained.size());
+KeyBytes tls_psk(PskHash hash, const KeyBytes &retained, std::string_view context, PskDerivation d) {
+    return hkdf_expand_label(hash, retained, "nvme-tls-psk", context, retained.size(), d);
 }
 
 std::string identity_digest(PskHash hash, const KeyBytes &retained, std::string_view hostnqn,
@@ -181,11 +193,12 @@ std::optional<PskIdentity> parse_identity(std::string_view text) {
     return id;
 }
 
-SessionPsk session_psk(const ConfiguredPsk &psk, std::string_view hostnqn, std::string_view subnqn) {
+SessionPsk session_psk(const ConfiguredPsk &psk, std::string_view hostnqn, std::string_view subnqn,
+                       PskDerivation d) {
     SessionPsk s;
     s.hash = psk.cipher_hash();
     s.identity = psk_identity(s.hash, hostnqn, subnqn);
-    s.key = tls_psk(s.hash, retained_psk(psk, hostnqn), s.identity);
+    s.key = tls_psk(s.hash, retained_psk(psk, hostnqn, d), s.identity, d);
     return s;
 }
 

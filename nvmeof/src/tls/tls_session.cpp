@@ -1,5 +1,7 @@
 #include "skiff/nvmeof/tls/tls_session.hpp"
 
+#include "psk_binder.hpp"
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -82,10 +84,39 @@ struct SessionCallbacks {
         return SSL_CLIENT_HELLO_SUCCESS;
     }
 
+    // Target, during the handshake only: OpenSSL shows each handshake message whole before it
+    // processes it; the ClientHello is kept for its PSK binder (choose_key below).
+    static void message(int write_p, int, int content_type, const void *buf, size_t len, SSL *ssl, void *) {
+        const auto *p = static_cast<const uint8_t *>(buf);
+        if (write_p || content_type != SSL3_RT_HANDSHAKE || len < 4 || p[0] != SSL3_MT_CLIENT_HELLO) return;
+        auto *self = static_cast<TlsSession *>(SSL_get_app_data(ssl));
+        self->client_hello_.assign(p, p + len);
+        self->identities_seen_ = 0;
+    }
+
+    // The TLS PSK for this identity's retained PSK in the layout whose binder the ClientHello
+    // carries: RFC 8446's unless only the legacy one verifies (psk.hpp, PskDerivation).
+    static KeyBytes choose_key(TlsSession *self, PskHash hash, const ConfiguredPsk &configured,
+                               const std::string &hostnqn, std::string_view context, size_t index,
+                               PskDerivation first) {
+        PskDerivation other =
+            first == PskDerivation::kRfc8446 ? PskDerivation::kNvmeCliLegacy : PskDerivation::kRfc8446;
+        KeyBytes key = tls_psk(hash, retained_psk(configured, hostnqn, first), context, first);
+        self->derivation_ = first;
+        auto binder = client_hello_binder(self->client_hello_, index);
+        if (!binder || binder_matches(hash, key, self->client_hello_, *binder)) return key;
+        KeyBytes alt = tls_psk(hash, retained_psk(configured, hostnqn, other), context, other);
+        if (!binder_matches(hash, alt, self->client_hello_, *binder))
+            return key; // a wrong key: OpenSSL says so
+        self->derivation_ = other;
+        return alt;
+    }
+
     // Target: the host's identity -> its host NQN's configured key -> the TLS PSK.
     static int find(SSL *ssl, const unsigned char *id, size_t id_len, SSL_SESSION **sess) {
         auto *self = static_cast<TlsSession *>(SSL_get_app_data(ssl));
         *sess = nullptr;
+        size_t index = self->identities_seen_++; // OpenSSL asks for the identities in order
         self->identity_offered_ = true;
         self->identity_.assign(reinterpret_cast<const char *>(id), id_len);
         auto parsed = parse_identity(self->identity_);
@@ -102,18 +133,27 @@ struct SessionCallbacks {
             self->error_ = "identity hash does not match the configured PSK of host " + parsed->hostnqn;
             return 1;
         }
-        KeyBytes retained = retained_psk(*configured, parsed->hostnqn);
         std::string context = self->identity_;
+        PskDerivation first = PskDerivation::kRfc8446;
         if (parsed->version == 1) {
-            std::string digest = identity_digest(parsed->hash, retained, parsed->hostnqn, parsed->subnqn);
-            if (digest != parsed->digest) {
-                self->error_ =
-                    "PSK identity digest does not match the configured PSK of host " + parsed->hostnqn;
-                return 1;
+            // The digest is an HMAC keyed with the retained PSK: it tells the layout by itself.
+            auto digest_with = [&](PskDerivation d) {
+                return identity_digest(parsed->hash, retained_psk(*configured, parsed->hostnqn, d),
+                                       parsed->hostnqn, parsed->subnqn);
+            };
+            if (digest_with(PskDerivation::kRfc8446) != parsed->digest) {
+                if (digest_with(PskDerivation::kNvmeCliLegacy) != parsed->digest) {
+                    self->error_ =
+                        "PSK identity digest does not match the configured PSK of host " + parsed->hostnqn;
+                    return 1;
+                }
+                first = PskDerivation::kNvmeCliLegacy;
             }
-            context = (parsed->hash == PskHash::kSha384 ? "02 " : "01 ") + digest;
+            context = (parsed->hash == PskHash::kSha384 ? "02 " : "01 ") + parsed->digest;
         }
-        *sess = psk_session(ssl, parsed->hash, tls_psk(parsed->hash, retained, context));
+        *sess =
+            psk_session(ssl, parsed->hash,
+                        choose_key(self, parsed->hash, *configured, parsed->hostnqn, context, index, first));
         if (!*sess) return 0;
         self->peer_ = std::move(*parsed);
         self->identity_known_ = true;
@@ -157,6 +197,7 @@ SSL_CTX *make_ctx(bool server) {
         SSL_CTX_set_num_tickets(ctx, 0); // PSK sessions are not resumed
         SSL_CTX_set_psk_find_session_callback(ctx, &SessionCallbacks::find);
         SSL_CTX_set_client_hello_cb(ctx, &SessionCallbacks::client_hello, nullptr);
+        SSL_CTX_set_msg_callback(ctx, &SessionCallbacks::message);
     } else {
         SSL_CTX_set_psk_use_session_callback(ctx, &SessionCallbacks::use);
     }
@@ -218,6 +259,9 @@ TlsSession::Step TlsSession::handshake() {
     ERR_clear_error();
     int rc = SSL_do_handshake(ssl_);
     if (rc == 1) {
+        // The ClientHello's copy served its purpose; records are not shown to message().
+        SSL_set_msg_callback(ssl_, nullptr);
+        client_hello_ = {};
         ktls_send_ = BIO_get_ktls_send(SSL_get_wbio(ssl_)) != 0;
         ktls_recv_ = BIO_get_ktls_recv(SSL_get_rbio(ssl_)) != 0;
         tls_ulp_ = has_tls_ulp(SSL_get_fd(ssl_));

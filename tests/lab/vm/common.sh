@@ -8,8 +8,10 @@
 #   LAB_MIRROR        Debian mirror (default: the host's apt source, else deb.debian.org)
 #   LAB_MEM, LAB_SMP  guest memory (2G) and vCPUs (2)
 #   LAB_KERNEL        the kernel a boot uses: default (bookworm's 6.1, what every test boots
-#                     unless it asks otherwise) or backports (bookworm-backports' 6.12, whose
+#                     unless it asks otherwise), backports (bookworm-backports' 6.12, whose
 #                     NVMe host has DH-HMAC-CHAP: CONFIG_NVME_HOST_AUTH; the auth test boots it)
+#                     or trixie (Debian 13: its kernel, 6.12 with NVMe/TCP TLS, booted on a root
+#                     of its own with tlshd from ktls-utils and nvme-cli 2.13; the tls test)
 
 LAB_VM_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LAB_CHECKOUT="$(cd "$LAB_VM_DIR/../../.." && pwd)"
@@ -23,6 +25,9 @@ LAB_KERNEL="${LAB_KERNEL:-default}"
 # The second kernel comes from here. The host's apt sources need not list it: build-image keeps
 # its own apt lists for this suite in the cache.
 LAB_BACKPORTS_SUITE=bookworm-backports
+# The trixie guest (LAB_KERNEL=trixie): kernel and root from Debian 13, built only when a boot
+# asks for it (build-image --trixie, or LAB_KERNEL=trixie in the environment).
+LAB_TRIXIE_SUITE=trixie
 
 if [ -z "${LAB_MIRROR:-}" ]; then
   LAB_MIRROR="$(sed -n 's|^URIs: *\(http[^ ]*/debian\)/*$|\1|p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)"
@@ -45,6 +50,10 @@ libstdc++6,libgcc-s1,libspdlog1.10,libfmt9,libaio1,libisal2,libsystemd0,libibver
 libnvme1,liburing2,libnuma1,libuuid1,librbd1,librados2,\
 dbus,avahi-daemon,avahi-utils,libavahi-client3"
 
+# The trixie guest's userland: the Linux host's TLS tools (tlshd, keyctl, nvme-cli 2.13) and
+# fio. skiff's programs run on the lab host (tests/lab/host-target.sh), not in this guest.
+LAB_TRIXIE_GUEST_PACKAGES="kmod,iproute2,procps,util-linux,e2fsprogs,nvme-cli,fio,ktls-utils,keyutils,openssl"
+
 LAB_KERNEL_TREE="$LAB_CACHE/kernel"       # the extracted linux-image package
 LAB_BACKPORTS_KERNEL_TREE="$LAB_CACHE/kernel-backports" # the same for bookworm-backports
 LAB_BACKPORTS_APT="$LAB_CACHE/apt-backports" # apt's sources, lists and downloads for it
@@ -52,6 +61,11 @@ LAB_ROOT_TREE="$LAB_CACHE/root"           # the debootstrapped guest root
 LAB_ROOT_IMAGE="$LAB_CACHE/root.ext4"     # its ext4 image (always booted with snapshot=on)
 LAB_INITRAMFS="$LAB_CACHE/initramfs.gz"   # busybox: load virtio + ext4, mount the root, hand over
 LAB_BACKPORTS_INITRAMFS="$LAB_CACHE/initramfs-backports.gz" # the same with the backports modules
+LAB_TRIXIE_APT="$LAB_CACHE/apt-trixie"    # apt's sources, lists and downloads for trixie
+LAB_TRIXIE_KERNEL_TREE="$LAB_CACHE/kernel-trixie"
+LAB_TRIXIE_ROOT_TREE="$LAB_CACHE/root-trixie"
+LAB_TRIXIE_ROOT_IMAGE="$LAB_CACHE/root-trixie.ext4"
+LAB_TRIXIE_INITRAMFS="$LAB_CACHE/initramfs-trixie.gz"
 LAB_RUNS="$LAB_CACHE/runs"                # one folder of logs per boot
 
 lab_say() { printf 'lab %(%T)T: %s\n' -1 "$*" >&2; }

@@ -38,15 +38,28 @@ Result<ConfiguredPsk> parse_interchange(std::string_view text);
 // The interchange form of a key (tests and tools; the target never prints keys).
 std::string format_interchange(const ConfiguredPsk &psk);
 
+// How the two HKDF-Expand-Label steps below lay out their HkdfLabel. The NVMe/TCP specification
+// points at RFC 8446: the length big endian, the label and the context each preceded by its
+// length byte. libnvme up to 1.15 (nvme-cli up to 2.15: Debian 13, RHEL 9 and 10, Ubuntu 24.04)
+// wrote the length in host order (little endian on x86 and Arm) and left both length bytes out;
+// libnvme 1.16 fixed that and kept the old layout as "--compat". The Linux host and target take
+// the TLS PSK that nvme-cli inserted in the keyring, so a Linux host sends the binder of
+// whichever layout its nvme-cli used. The target tells the two apart by the binder
+// (tls_session.cpp), so both kinds of host connect with the same configured key.
+enum class PskDerivation : uint8_t { kRfc8446, kNvmeCliLegacy };
+const char *derivation_name(PskDerivation d);
+
 // Retained PSK = HKDF-Expand-Label(HKDF-Extract(0, configured), "HostNQN", hostnqn, len).
-KeyBytes retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn);
+KeyBytes retained_psk(const ConfiguredPsk &psk, std::string_view hostnqn,
+                      PskDerivation d = PskDerivation::kRfc8446);
 
 // "NVMe0R0<h> <hostnqn> <subnqn>" (identity format version 0, retained PSK).
 std::string psk_identity(PskHash hash, std::string_view hostnqn, std::string_view subnqn);
 
 // TLS PSK = HKDF-Expand-Label(HKDF-Extract(0, retained), "nvme-tls-psk", context, len) with the
 // identity's hash; context is the identity for version 0 and "<hh> <digest>" for version 1.
-KeyBytes tls_psk(PskHash hash, const KeyBytes &retained, std::string_view context);
+KeyBytes tls_psk(PskHash hash, const KeyBytes &retained, std::string_view context,
+                 PskDerivation d = PskDerivation::kRfc8446);
 
 // Version 1 identities carry a digest: base64(HMAC(retained, "<hostnqn> <subnqn> NVMe-over-Fabrics")).
 std::string identity_digest(PskHash hash, const KeyBytes &retained, std::string_view hostnqn,
@@ -67,6 +80,7 @@ struct SessionPsk {
     PskHash hash = PskHash::kSha256;
     KeyBytes key;
 };
-SessionPsk session_psk(const ConfiguredPsk &psk, std::string_view hostnqn, std::string_view subnqn);
+SessionPsk session_psk(const ConfiguredPsk &psk, std::string_view hostnqn, std::string_view subnqn,
+                       PskDerivation d = PskDerivation::kRfc8446);
 
 } // namespace skiff::nvmeof::tls

@@ -23,6 +23,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 typedef struct ssl_st SSL;
 
@@ -64,6 +65,8 @@ class TlsSession {
     const std::string &identity() const { return identity_; }
     // Target side: the host and subsystem NQNs the identity named.
     const PskIdentity &peer() const { return peer_; }
+    // Target side: the HkdfLabel layout of the host's TLS PSK, told by its binder (psk.hpp).
+    PskDerivation psk_derivation() const { return derivation_; }
 
   private:
     TlsSession() = default;
@@ -80,6 +83,9 @@ class TlsSession {
     bool client_hello_seen_ = false; // a ClientHello was parsed (else: not TLS 1.3 at all)
     bool identity_offered_ = false;
     bool identity_known_ = false;
+    std::vector<uint8_t> client_hello_; // the handshake's ClientHello (target side), for its binders
+    size_t identities_seen_ = 0;        // identities of that ClientHello asked for so far
+    PskDerivation derivation_ = PskDerivation::kRfc8446;
     std::string error_;
     bool ktls_send_ = false, ktls_recv_ = false;
     bool tls_ulp_ = false; // the socket carries the kernel's "tls" ULP (kTLS exists here)
