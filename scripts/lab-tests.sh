@@ -43,7 +43,9 @@
 #                     keys from nvme gen-tls-key --insert in the guest, given to the target with
 #                     skiff-ctl host add --tls-psk-file; nvme connect --tls as host A passes fio
 #                     verify; nvme discover --tls reads the discovery log; host B with a key the
-#                     target does not have is refused while A keeps working.
+#                     target does not have is refused while A keeps working; then a skiff-target
+#                     inside the guest (whose kernel has kTLS) serves host A over the loopback:
+#                     fio verify, and its log says the kernel took the session keys.
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O

@@ -9,7 +9,11 @@
 #   2. the discovery log read over TLS (`nvme discover --tls`, the key inserted for the
 #      discovery NQN too);
 #   3. host B connects with a key the target does not have for it: refused; host A's fio verify
-#      still passes afterwards.
+#      still passes afterwards;
+#   4. the kTLS data path: a second skiff-target runs inside the guest, whose kernel has kTLS
+#      (the lab host's has none), with host A's key from its configuration file; host A
+#      connects to it over the guest's loopback with --tls, fio verify, and that target's log
+#      must say the kernel took the session keys ("record layer kernel kTLS").
 # The host then checks the target's log: the TLS sessions of host A with the PSK identity the
 # kernel offered, the refusal of host B, and no key anywhere in it.
 #
@@ -40,8 +44,8 @@ lab_target_start
 lab_target_wait_socket || lab_target_failed "skiff-target did not open $sock"
 
 # shellcheck disable=SC2016  # expanded in the guest
-LAB_KERNEL="${LAB_KERNEL:-trixie}" LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK HOST_A HOST_B FIO_SIZE" \
-  PORT="$port" NQN="$nqn" WORK="$work" HOST_A="$host_a" HOST_B="$host_b" \
+LAB_KERNEL="${LAB_KERNEL:-trixie}" LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK HOST_A HOST_B FIO_SIZE TARGET" \
+  PORT="$port" NQN="$nqn" WORK="$work" HOST_A="$host_a" HOST_B="$host_b" TARGET="$target" \
   FIO_SIZE="${FIO_VERIFY_SIZE:-4M}" LAB_TIMEOUT="${LAB_TIMEOUT:-400}" "$lab/run" '
 set -uo pipefail
 . /lab/guest/functions.sh
@@ -97,6 +101,21 @@ if nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --hostnqn="$HOST_B" --
 else echo "== refused, as it must be"; fi
 lab_fio_verify "$dev" "$FIO_SIZE" || { echo "FAIL: host A stopped working after host B was refused"; rc=1; }
 nvme disconnect -n "$NQN" >/dev/null || rc=1
+
+echo "== 4. skiff-target inside the guest (its kernel has kTLS), host A over the loopback"
+# The lab host built the target against bookworm: host-libs lends it the libraries trixie lacks.
+/lab/guest/host-libs "$TARGET" --config "$WORK/guest-target.json" >"$WORK/guest-target.log" 2>&1 &
+lab_wait_listen tcp 127.0.0.1 4430 30 || { echo "FAIL: the guest target does not listen"; cat "$WORK/guest-target.log"; exit 1; }
+wait_for "[ -z \"\$(lab_nvme_disk $NQN)\" ]" || true # the first controller is gone
+lab_nvme_connect tcp 127.0.0.1 4430 "$NQN" --hostnqn="$HOST_A" --hostid="${HOST_A##*:uuid:}" --nr-io-queues=2 --tls \
+  || { echo "FAIL: host A could not connect to the guest target"; tail -n 20 "$WORK/guest-target.log"; exit 1; }
+dev=$(lab_nvme_disk "$NQN")
+lab_fio_verify "$dev" "$FIO_SIZE" || { echo "FAIL: fio verify through the guest target"; rc=1; }
+nvme disconnect -n "$NQN" >/dev/null || rc=1
+grep "TLS 1.3 established" "$WORK/guest-target.log" | sed -n "1p;\$p" | sed "s/^.*: TLS/  TLS/"
+if ! grep -q "TLS 1.3 established: .*record layer kernel kTLS (send and receive)" "$WORK/guest-target.log"; then
+  echo "FAIL: the guest target did not hand its sessions to the kernel (kTLS)"; rc=1
+fi
 echo "--- tlshd"; tail -n 8 "$WORK/tlshd.log"
 exit $rc
 ' &
@@ -105,6 +124,18 @@ rc=0
 # The guest boots first: allow it the whole VM timeout (a loaded host makes a TCG boot slow).
 if wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$work/no-tls" ]; then
   key_a="$(cat "$work/key-a")"
+  # phase 4's target, inside the guest; host A's key in its configuration
+  cat >"$work/guest-target.json" <<JSON
+{
+  "target": {"cores": 1, "management_socket": "/tmp/skiff-guest-ctl.sock"},
+  "backends": [{"name": "disk", "kind": "ram", "size": "64MiB"}],
+  "subsystems": [{"nqn": "$nqn", "allowed_hosts": ["$host_a"], "namespaces": [{"nsid": 1, "backend": "disk"}]}],
+  "listeners": [{"trtype": "tcp", "addr": "127.0.0.1", "port": 4430, "secure_channel": "required"}],
+  "hosts": [{"nqn": "$host_a", "tls_psk": "$key_a"}],
+  "discovery": null
+}
+JSON
+  chmod 600 "$work/guest-target.json"
   "$ctl" --socket "$sock" host add "$nqn" "$host_a" --tls-psk-file "$work/key-a" >/dev/null || rc=1
   # host B's key on the target is not the one in the guest's keyring
   "$ctl" --socket "$sock" host add "$nqn" "$host_b" --tls-psk-file "$work/key-b-target" >/dev/null || rc=1
