@@ -26,6 +26,10 @@ bool authentication_overdue(const Queue &q, uint64_t now_ms);
 
 // Log pages (log_page.cpp), shared by the I/O and discovery admin parsers.
 bool parse_get_log_page(Request &req);
+// Get Log Page's RAE bit (CDW10 bit 15): the read keeps the asynchronous events it would clear.
+inline bool log_retains_events(const Request &req) {
+    return req.cmd.cdw10 & (1u << 15);
+}
 
 // Common checks.
 inline bool fail(Request &req, uint8_t sct, uint8_t sc, bool dnr = true) {

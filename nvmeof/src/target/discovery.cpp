@@ -72,8 +72,7 @@ void execute_discovery_log(Request &req) {
 
     nvmf_discovery_log header{};
     header.genctr = target.discovery_generation();
-    const bool retain = req.cmd.cdw10 & (1u << 15); // RAE
-    q.controller()->discovery_log_read(header.genctr, retain);
+    q.controller()->discovery_log_read(header.genctr, log_retains_events(req));
     header.numrec = numrec;
     header.recfmt = 0;
     w.put(0, &header, sizeof(header));

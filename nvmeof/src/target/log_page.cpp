@@ -22,7 +22,7 @@ struct LogArgs {
 LogArgs log_args(const Request &req) {
     const wire::Sqe &c = req.cmd;
     uint32_t numd = ((c.cdw11 & 0xFFFF) << 16 | (c.cdw10 >> 16)) + 1;
-    return {static_cast<uint8_t>(c.cdw10 & 0xFF), bool(c.cdw10 & (1u << 15)),
+    return {static_cast<uint8_t>(c.cdw10 & 0xFF), log_retains_events(req),
             c.cdw12 | (static_cast<uint64_t>(c.cdw13) << 32), numd * 4};
 }
 
