@@ -37,12 +37,7 @@ LAB_MEM="${LAB_MEM:-3G}" LAB_HOST_PORTS="" LAB_PASS_ENV="TARGET WORK NQN ADDR SI
 set -uo pipefail
 . /lab/guest/functions.sh
 tpid=""
-fail() {
-  echo "FAIL: $*"
-  echo "--- the target'\''s output"; tail -n 40 "$WORK/target.log"
-  [ -z "$tpid" ] || kill -KILL "$tpid" 2>/dev/null
-  exit 1
-}
+fail() { lab_guest_target_fail "$WORK/target.log" "$tpid" "$@"; }
 lab_rxe_up >/dev/null || fail "soft-RoCE (rxe0) did not come up"
 ip -6 addr add "$ADDR/64" dev dummy0 nodad || fail "no IPv6 address on dummy0"
 /lab/guest/host-libs "$TARGET" --config "$WORK/target.json" >"$WORK/target.log" 2>&1 </dev/null &

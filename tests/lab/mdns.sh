@@ -39,12 +39,7 @@ LAB_SESSION="" LAB_HOST_PORTS="" LAB_PASS_ENV="TARGET WORK NQN" TARGET="$target"
 set -uo pipefail
 . /lab/guest/functions.sh
 tpid=""
-fail() {
-  echo "FAIL: $*"
-  echo "--- the target'\''s output"; tail -n 40 "$WORK/target.log"
-  [ -z "$tpid" ] || kill -KILL "$tpid" 2>/dev/null
-  exit 1
-}
+fail() { lab_guest_target_fail "$WORK/target.log" "$tpid" "$@"; }
 wait_for() { for _ in $(seq 1 "$2"); do eval "$1" && return 0; sleep 0.5; done; return 1; }
 start_avahi() {
   avahi-daemon --daemonize --no-rlimits || return 1

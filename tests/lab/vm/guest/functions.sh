@@ -120,6 +120,18 @@ lab_wait_listen() {
   return 1
 }
 
+# For a guest script that runs a target itself: says FAIL and why, shows the target's last log
+# lines, stops it (PID may be empty) and exits 1.
+lab_guest_target_fail() { # lab_guest_target_fail LOG PID MESSAGE...
+  local log="$1" pid="$2"
+  shift 2
+  echo "FAIL: $*"
+  echo "--- the target's output"
+  tail -n 40 "$log"
+  [ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null
+  exit 1
+}
+
 lab_fio_verify() {
   local dev="$1" size="${2:-8M}" bytes report rc=0
   bytes="$(numfmt --from=iec "$size")" || return 1
