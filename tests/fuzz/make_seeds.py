@@ -435,6 +435,41 @@ def rdma_capsule_intake():
     return seeds
 
 
+def tls_client_hello():
+    """TLS 1.3 ClientHellos as a Linux host (tlshd) or skiff's initiator send them: PSK only, the
+    pre_shared_key extension last, one or two identities with their binders."""
+    def ext(kind, body):
+        return struct.pack(">HH", kind, len(body)) + body
+
+    def hello(identities, binder_len=32, cipher=b"\x13\x01"):
+        ids = b"".join(struct.pack(">H", len(i)) + i + struct.pack(">I", 0) for i in identities)
+        binders = b"".join(bytes([binder_len]) + bytes([0xB0 + n]) * binder_len for n in range(len(identities)))
+        psk = struct.pack(">H", len(ids)) + ids + struct.pack(">H", len(binders)) + binders
+        exts = (ext(43, b"\x02\x03\x04") + ext(45, b"\x01\x01") + ext(10, b"\x00\x02\x00\x1d")
+                + ext(51, b"\x00\x24\x00\x1d\x00\x20" + bytes(range(32))) + ext(41, psk))
+        body = (b"\x03\x03" + bytes(range(32)) + b"\x20" + bytes(32) + struct.pack(">H", len(cipher)) + cipher
+                + b"\x01\x00" + struct.pack(">H", len(exts)) + exts)
+        return b"\x01" + len(body).to_bytes(3, "big") + body
+
+    ident = b"NVMe0R01 " + HOSTNQN + b" " + SUBNQN
+    seeds = {}
+    # A real one: what `openssl s_client -tls1_3 -ciphersuites TLS_AES_128_GCM_SHA256
+    # -psk_identity "<ident>" -psk 000102...1f` sent (captured 2026-11-29, OpenSSL 3.0).
+    seeds["openssl-s_client"] = b"\x00\x00" + bytes.fromhex(
+        "0100016a03031176e27db4bca155de018eb1a90ff6a6517b96abb8dfda4e666d371b89cc1e08204984c4314e663e47e9"
+        "cd7dbcea8b4e1a30cbda1ff98d48c56869a55466a5ab890004130100ff0100011d000b000403000102000a0016001400"
+        "1d0017001e0019001801000101010201030104002300000016000000170000000d001e001c0403050306030807080808"
+        "09080a080b080408050806040105010601002b0003020304002d00020101003300260024001d0020ea420af242ca9cac"
+        "a7f1e2d63cb24c72c00d36b0d99a934c6d4f5be16517156000290092006d00674e564d6530523031206e716e2e323031"
+        "342d30382e6f72672e6e766d657870726573733a757569643a30663065306430632d306230612d303930382d30373036"
+        "2d303530343033303230313030206e716e2e323032362d31312e696f2e736b6966663a66757a7a00000000002120781f"
+        "6945c0a441e8f80d42b06d167b94286cc388d7c417e9439cc57fab74e61e")
+    seeds["sha256-v0"] = b"\x00\x00" + hello([ident])
+    seeds["sha384-v0"] = b"\x00\x01" + hello([ident.replace(b"R01", b"R02")], 48, b"\x13\x02")
+    seeds["second-identity"] = b"\x01\x00" + hello([b"NVMe1R01 " + HOSTNQN + b" " + SUBNQN + b" " + b"A" * 44, ident])
+    return seeds
+
+
 def mmap_export():
     seeds = {}
     seeds["genuine"] = b"\x01"  # the genuine descriptor, unchanged
@@ -455,6 +490,7 @@ HARNESSES = {
     "rdma_cm_private_data": rdma_cm_private_data,
     "rdma_capsule_intake": rdma_capsule_intake,
     "mmap_export": mmap_export,
+    "tls_client_hello": tls_client_hello,
 }
 
 if __name__ == "__main__":

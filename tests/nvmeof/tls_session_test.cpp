@@ -2,6 +2,7 @@
 // bulk transfer through writev/readv with the piece sizes NVMe/TCP produces (headers, digests,
 // 4 KiB and 128 KiB payloads) while the socket keeps filling up, and the refusals.
 #include "skiff/nvmeof/tls/tls_session.hpp"
+#include "skiff/nvmeof/tls/psk_binder.hpp"
 
 #include <gtest/gtest.h>
 
@@ -125,6 +126,37 @@ TEST(tls_session, BothTlsPskLayoutsOfOneConfiguredKeyAreAccepted) {
         sp, store, session_psk(key(PskHash::kSha256, 10), kHost, kSub, PskDerivation::kNvmeCliLegacy));
     EXPECT_FALSE(h.server_ok);
     EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+}
+
+// The binder check against OpenSSL's own: the ClientHello a host session sends (read raw off the
+// socket pair) carries a binder that binder_matches() accepts for the offered TLS PSK, on both
+// suites, and refuses for the other layout's key and for a key one bit off.
+TEST(tls_session, BinderCheckAgreesWithOpensslsClientHello) {
+    for (PskHash hash : {PskHash::kSha256, PskHash::kSha384}) {
+        SocketPair sp;
+        SessionPsk offer = session_psk(key(hash, 4), kHost, kSub);
+        auto c = TlsSession::connect(sp.fd[1], offer);
+        ASSERT_TRUE(c.ok());
+        ASSERT_EQ((*c)->handshake(), TlsSession::Step::kWantRead); // the ClientHello is out
+        std::vector<uint8_t> record(16384);
+        ssize_t n = ::recv(sp.fd[0], record.data(), record.size(), 0);
+        ASSERT_GT(n, 5) << "no ClientHello record";
+        ASSERT_EQ(record[0], 0x16);                                    // a handshake record
+        ASSERT_EQ(size_t(n), 5u + size_t(record[3] << 8 | record[4])); // one whole record
+        std::vector<uint8_t> ch(record.begin() + 5, record.begin() + n);
+        auto b = client_hello_binder(ch, 0);
+        ASSERT_TRUE(b.has_value());
+        EXPECT_FALSE(client_hello_binder(ch, 1).has_value()) << "one identity offered";
+        EXPECT_TRUE(binder_matches(hash, offer.key, ch, *b));
+        KeyBytes legacy = session_psk(key(hash, 4), kHost, kSub, PskDerivation::kNvmeCliLegacy).key;
+        EXPECT_FALSE(binder_matches(hash, legacy, ch, *b));
+        KeyBytes off = offer.key;
+        off[0] ^= 1;
+        EXPECT_FALSE(binder_matches(hash, off, ch, *b));
+        // A ClientHello cut short has no binder to find.
+        std::vector<uint8_t> cut(ch.begin(), ch.end() - 1);
+        EXPECT_FALSE(client_hello_binder(cut, 0).has_value());
+    }
 }
 
 TEST(tls_session, BulkTransferThroughMixedPiecesArrivesIntact) {

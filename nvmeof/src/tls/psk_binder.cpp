@@ -1,4 +1,4 @@
-#include "psk_binder.hpp"
+#include "skiff/nvmeof/tls/psk_binder.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

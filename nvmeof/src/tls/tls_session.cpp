@@ -1,6 +1,6 @@
 #include "skiff/nvmeof/tls/tls_session.hpp"
 
-#include "psk_binder.hpp"
+#include "skiff/nvmeof/tls/psk_binder.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
