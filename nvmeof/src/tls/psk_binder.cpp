@@ -83,7 +83,7 @@ std::vector<uint8_t> digest(PskHash hash, const uint8_t *p, size_t n) {
 } // namespace
 
 std::optional<ClientHelloBinder> client_hello_binder(const std::vector<uint8_t> &ch, size_t index) {
-    constexpr size_t kPreSharedKey = 41;
+    constexpr size_t kPreSharedKey = 41, kMinBinder = 32;
     Reader r{ch, 0, ch.size()};
     if (r.number(1) != 1 || r.number(3) != ch.size() - 4) return std::nullopt; // ClientHello, whole
     r.take(2 + 32);                                                            // version, random
@@ -106,7 +106,7 @@ std::optional<ClientHelloBinder> client_hello_binder(const std::vector<uint8_t> 
         if (!r.ok || binders_len != ch.size() - r.at) return std::nullopt;
         for (size_t i = 0; r.ok && r.at < ch.size(); ++i) {
             size_t n = r.number(1), at = r.take(n);
-            if (!r.ok) return std::nullopt;
+            if (!r.ok || n < kMinBinder) return std::nullopt; // PskBinderEntry<32..255>
             if (i == index)
                 return ClientHelloBinder{
                     covered, {ch.begin() + static_cast<long>(at), ch.begin() + static_cast<long>(at + n)}};
