@@ -1,19 +1,16 @@
 #include "skiff/nvmeof/tls/psk.hpp"
 
+#include "hkdf.hpp"
+
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 
 #include <cstring>
-#include <memory>
 
 namespace skiff::nvmeof::tls {
 namespace {
 
 constexpr std::string_view kPrefix = "NVMeTLSkey-1:";
-
-const EVP_MD *digest_of(PskHash hash) {
-    return hash == PskHash::kSha384 ? EVP_sha384() : EVP_sha256();
-}
 
 const char *digest_name(PskHash hash) {
     return hash == PskHash::kSha384 ? "SHA384" : "SHA256";
@@ -30,38 +27,11 @@ uint32_t crc32_ieee(const uint8_t *p, size_t n) {
     return ~crc;
 }
 
-// RFC 8446 HkdfLabel: length (16 bits, big endian), "tls13 " + label, context, each of the two
-// strings preceded by its one-byte length; then HKDF-Extract with a zero salt and Expand. The
-// legacy layout (PskDerivation): the length little endian, no length bytes before the strings.
+// HKDF-Expand-Label(HKDF-Extract(0, secret), label, context, out_len) in layout d.
 KeyBytes hkdf_expand_label(PskHash hash, const KeyBytes &secret, std::string_view label,
                            std::string_view context, size_t out_len, PskDerivation d) {
-    std::string full_label = "tls13 " + std::string(label);
-    std::vector<uint8_t> info;
-    if (d == PskDerivation::kNvmeCliLegacy) {
-        info.push_back(static_cast<uint8_t>(out_len));
-        info.push_back(static_cast<uint8_t>(out_len >> 8));
-        info.insert(info.end(), full_label.begin(), full_label.end());
-        info.insert(info.end(), context.begin(), context.end());
-    } else {
-        info.push_back(static_cast<uint8_t>(out_len >> 8));
-        info.push_back(static_cast<uint8_t>(out_len));
-        info.push_back(static_cast<uint8_t>(full_label.size()));
-        info.insert(info.end(), full_label.begin(), full_label.end());
-        info.push_back(static_cast<uint8_t>(context.size()));
-        info.insert(info.end(), context.begin(), context.end());
-    }
-
-    std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)> ctx(
-        EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr), EVP_PKEY_CTX_free);
-    KeyBytes out(out_len);
-    size_t len = out_len;
-    if (!ctx || EVP_PKEY_derive_init(ctx.get()) <= 0 ||
-        EVP_PKEY_CTX_set_hkdf_md(ctx.get(), digest_of(hash)) <= 0 ||
-        EVP_PKEY_CTX_set1_hkdf_key(ctx.get(), secret.data(), static_cast<int>(secret.size())) <= 0 ||
-        EVP_PKEY_CTX_add1_hkdf_info(ctx.get(), info.data(), static_cast<int>(info.size())) <= 0 ||
-        EVP_PKEY_derive(ctx.get(), out.data(), &len) <= 0 || len != out_len)
-        return {};
-    return out;
+    return detail::hkdf(hash, EVP_PKEY_HKDEF_MODE_EXTRACT_AND_EXPAND, secret,
+                        detail::hkdf_label(out_len, label, context, d), out_len);
 }
 
 } // namespace

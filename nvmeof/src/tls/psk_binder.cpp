@@ -1,11 +1,12 @@
 #include "skiff/nvmeof/tls/psk_binder.hpp"
 
+#include "hkdf.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>
 
-#include <memory>
 #include <string_view>
 
 namespace skiff::nvmeof::tls {
@@ -38,38 +39,14 @@ struct Reader {
     }
 };
 
-const EVP_MD *md_of(PskHash hash) {
-    return hash == PskHash::kSha384 ? EVP_sha384() : EVP_sha256();
-}
+using detail::md_of;
 
-using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, decltype(&EVP_PKEY_CTX_free)>;
-
-// HKDF-Extract(0, ikm) or HKDF-Expand(prk, info, len), one step (RFC 5869).
-KeyBytes hkdf_step(PskHash hash, int mode, const KeyBytes &key, const std::vector<uint8_t> &info,
-                   size_t len) {
-    PkeyCtx ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr), EVP_PKEY_CTX_free);
-    KeyBytes out(len);
-    size_t got = len;
-    if (!ctx || EVP_PKEY_derive_init(ctx.get()) <= 0 || EVP_PKEY_CTX_set_hkdf_mode(ctx.get(), mode) <= 0 ||
-        EVP_PKEY_CTX_set_hkdf_md(ctx.get(), md_of(hash)) <= 0 ||
-        EVP_PKEY_CTX_set1_hkdf_key(ctx.get(), key.data(), static_cast<int>(key.size())) <= 0 ||
-        (!info.empty() &&
-         EVP_PKEY_CTX_add1_hkdf_info(ctx.get(), info.data(), static_cast<int>(info.size())) <= 0) ||
-        EVP_PKEY_derive(ctx.get(), out.data(), &got) <= 0 || got != len)
-        return {};
-    return out;
-}
-
-// HKDF-Expand-Label as TLS 1.3 itself uses it (RFC 8446, 7.1).
+// HKDF-Expand-Label as TLS 1.3 itself uses it (RFC 8446, 7.1): Expand only, the RFC layout.
 KeyBytes expand_label(PskHash hash, const KeyBytes &secret, std::string_view label,
                       const std::vector<uint8_t> &context, size_t len) {
-    std::string full = "tls13 " + std::string(label);
-    std::vector<uint8_t> info{static_cast<uint8_t>(len >> 8), static_cast<uint8_t>(len),
-                              static_cast<uint8_t>(full.size())};
-    info.insert(info.end(), full.begin(), full.end());
-    info.push_back(static_cast<uint8_t>(context.size()));
-    info.insert(info.end(), context.begin(), context.end());
-    return hkdf_step(hash, EVP_PKEY_HKDEF_MODE_EXPAND_ONLY, secret, info, len);
+    std::string_view ctx(reinterpret_cast<const char *>(context.data()), context.size());
+    return detail::hkdf(hash, EVP_PKEY_HKDEF_MODE_EXPAND_ONLY, secret, detail::hkdf_label(len, label, ctx),
+                        len);
 }
 
 std::vector<uint8_t> digest(PskHash hash, const uint8_t *p, size_t n) {
@@ -122,7 +99,7 @@ bool binder_matches(PskHash hash, const KeyBytes &tls_psk, const std::vector<uin
     if (tls_psk.empty() || b.covered > ch.size() || b.binder.size() != hash_len) return false;
     // early secret -> binder key ("ext binder": an external PSK) -> finished key -> HMAC over the
     // hash of the ClientHello up to its binders.
-    KeyBytes early = hkdf_step(hash, EVP_PKEY_HKDEF_MODE_EXTRACT_ONLY, tls_psk, {}, hash_len);
+    KeyBytes early = detail::hkdf(hash, EVP_PKEY_HKDEF_MODE_EXTRACT_ONLY, tls_psk, {}, hash_len);
     KeyBytes binder_key = expand_label(hash, early, "ext binder", digest(hash, nullptr, 0), hash_len);
     KeyBytes finished = expand_label(hash, binder_key, "finished", {}, hash_len);
     std::vector<uint8_t> transcript = digest(hash, ch.data(), b.covered);
