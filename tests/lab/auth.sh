@@ -63,7 +63,6 @@ if ! grep -qw nvme_auth_negotiate /proc/kallsyms; then
   touch "$WORK/keys-ready"
   exit 77
 fi
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 dev_of() { # dev_of HOSTNQN -> /dev/nvmeXn1 of the controller that host connected
   local d; for d in /sys/class/nvme/nvme*; do
     grep -qx "$NQN" $d/subsysnqn 2>/dev/null && grep -qx "$1" $d/hostnqn 2>/dev/null && echo /dev/$(basename $d)n1
@@ -73,7 +72,7 @@ key_b=$(nvme gen-dhchap-key -m 3 -n "$HOST_B") || exit 1
 key_ctrl=$(nvme gen-dhchap-key -m 3 -n "$NQN") || exit 1
 printf "%s\n%s\n%s\n" "$key_a" "$key_b" "$key_ctrl" >"$WORK/keys"
 touch "$WORK/keys-ready"
-wait_for "[ -e $WORK/secrets-set ]" || { echo "FAIL: the host never set the secrets"; exit 1; }
+lab_wait_for "[ -e $WORK/secrets-set ]" || { echo "FAIL: the host never set the secrets"; exit 1; }
 rc=0
 echo "kernel $(uname -r), nvme_core.multipath=$(cat /sys/module/nvme_core/parameters/multipath), $(nvme version | head -n 1)"
 # connect PORT HOSTNQN [nvme connect options]. Each host gets the host id of its NQN: 6.12 refuses
@@ -89,7 +88,7 @@ connect() {
 
 echo "== 1. host A, --dhchap-secret (SHA-256, null group)"
 connect "$PORT" "$HOST_A" --dhchap-secret "$key_a" || { echo "FAIL: host A could not connect"; exit 1; }
-wait_for "[ -n \"\$(dev_of $HOST_A)\" ] && [ -b \$(dev_of $HOST_A) ]" || { echo "FAIL: no namespace for host A"; exit 1; }
+lab_wait_for "[ -n \"\$(dev_of $HOST_A)\" ] && [ -b \$(dev_of $HOST_A) ]" || { echo "FAIL: no namespace for host A"; exit 1; }
 dev_a=$(dev_of "$HOST_A"); echo "host A: $dev_a"
 lab_fio_verify $dev_a "$FIO_SIZE" || { echo "FAIL: fio verify as host A"; rc=1; }
 
@@ -103,7 +102,7 @@ lab_fio_verify $dev_a "$FIO_SIZE" || { echo "FAIL: host A stopped working after 
 echo "== 3. host B, --dhchap-secret and --dhchap-ctrl-secret (bidirectional, SHA-512, ffdhe4096)"
 connect "$PORT_B" "$HOST_B" --dhchap-secret "$key_b" --dhchap-ctrl-secret "$key_ctrl" \
   || { echo "FAIL: host B could not connect"; exit 1; }
-wait_for "[ -n \"\$(dev_of $HOST_B)\" ] && [ -b \$(dev_of $HOST_B) ]" || { echo "FAIL: no namespace for host B"; exit 1; }
+lab_wait_for "[ -n \"\$(dev_of $HOST_B)\" ] && [ -b \$(dev_of $HOST_B) ]" || { echo "FAIL: no namespace for host B"; exit 1; }
 dev_b=$(dev_of "$HOST_B"); echo "host B: $dev_b"
 lab_fio_verify $dev_b "$FIO_SIZE" || { echo "FAIL: fio verify as host B"; rc=1; }
 nvme disconnect -n "$NQN" || rc=1

@@ -34,10 +34,10 @@ lab_target_wait_port "$port" || lab_target_failed "skiff-target did not listen o
 LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN" PORT="$port" NQN="$nqn" LAB_TIMEOUT="${LAB_TIMEOUT:-300}" "$lab/run" '
 set -uo pipefail
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
+. /lab/guest/functions.sh
 nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --nr-io-queues 1 || { echo "FAIL: nvme connect"; exit 1; }
 ctrl=""
-wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
+lab_wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
   || { echo "FAIL: no /dev/nvmeXn1"; exit 1; }
 dev=/dev/${ctrl}n1
 rc=0

@@ -41,7 +41,6 @@ LAB_HOST_PORTS="$port $disc_port" LAB_PASS_ENV="PORT DISC_PORT NEW_NQN WORK" POR
 set -uo pipefail
 . /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 # The NVMe uevents that carry an asynchronous event, one line each: "<device> <NVME_AEN>".
 python3 -u -c "
 import socket
@@ -54,16 +53,16 @@ while True:
         print(env.get(b\"DEVNAME\", b\"?\").decode(), env[b\"NVME_AEN\"].decode())
 " >/tmp/uevents 2>&1 &
 socat TCP4-LISTEN:$PORT,bind=127.0.0.1,fork,reuseaddr TCP4:10.0.2.100:$PORT &
-wait_for "ss -Hltn \"sport = :$PORT\" | grep -q ." || { echo "FAIL: the local forward did not start"; exit 1; }
+lab_wait_for "ss -Hltn \"sport = :$PORT\" | grep -q ." || { echo "FAIL: the local forward did not start"; exit 1; }
 nvme discover -p -t tcp -a 10.0.2.100 -s "$DISC_PORT" || { echo "FAIL: nvme discover -p"; exit 1; }
 disc=""
-wait_for "for d in /sys/class/nvme/nvme*; do grep -qx nqn.2014-08.org.nvmexpress.discovery \$d/subsysnqn 2>/dev/null && disc=\$(basename \$d); done; [ -n \"\$disc\" ]" \
+lab_wait_for "for d in /sys/class/nvme/nvme*; do grep -qx nqn.2014-08.org.nvmexpress.discovery \$d/subsysnqn 2>/dev/null && disc=\$(basename \$d); done; [ -n \"\$disc\" ]" \
   || { echo "FAIL: no persistent discovery controller"; exit 1; }
 echo "persistent discovery controller: $disc"
 rc=0
 touch "$WORK/discovering"
-wait_for "[ -e $WORK/added ]" || { echo "FAIL: the host never added the subsystem"; exit 1; }
-if wait_for "grep -q \"^$disc 0x70f002\" /tmp/uevents"; then
+lab_wait_for "[ -e $WORK/added ]" || { echo "FAIL: the host never added the subsystem"; exit 1; }
+if lab_wait_for "grep -q \"^$disc 0x70f002\" /tmp/uevents"; then
   echo "== uevent: $(grep -m1 "^$disc 0x70f002" /tmp/uevents) (discovery log page change)"
 else
   echo "FAIL: no NVME_AEN=0x70f002 uevent from $disc"; cat /tmp/uevents; exit 1
@@ -72,7 +71,7 @@ fi
 nvme connect-all --device="$disc" --transport=tcp --traddr=10.0.2.100 --trsvcid="$DISC_PORT" \
   || echo "connect-all exit $? (entries already connected are fine)"
 ctrl=""
-wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NEW_NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
+lab_wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NEW_NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
   || { echo "FAIL: no controller with a namespace for $NEW_NQN after the event"; nvme list-subsys; exit 1; }
 echo "== connected to $NEW_NQN as $ctrl after the change event"; nvme list
 lab_fio_verify /dev/${ctrl}n1 2M || { echo "FAIL: fio verify on the new namespace"; rc=1; }

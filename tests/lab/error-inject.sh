@@ -45,11 +45,10 @@ LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" PORT="$port" NQN="$nqn" WORK
 set -uo pipefail
 . /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
-turn() { touch "$WORK/$1"; wait_for "[ -e $WORK/$2 ]" || { echo "FAIL: the host never did $2"; exit 1; }; }
+turn() { touch "$WORK/$1"; lab_wait_for "[ -e $WORK/$2 ]" || { echo "FAIL: the host never did $2"; exit 1; }; }
 nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --nr-io-queues 2 || exit 1
 ctrl=""
-wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n2 ]" \
+lab_wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n2 ]" \
   || { echo "FAIL: no /dev/nvmeXn1 and n2"; exit 1; }
 n1=/dev/${ctrl}n1; n2=/dev/${ctrl}n2
 echo "controller $ctrl"; nvme list

@@ -39,22 +39,21 @@ LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK" PORT="$port" NQN="$nqn" WORK
 set -uo pipefail
 . /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --nr-io-queues 2 || exit 1
 ctrl=""
-wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
+lab_wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
   || { echo "FAIL: no /dev/nvmeXn1"; exit 1; }
 echo "controller $ctrl"; nvme list
 ( while [ ! -e "$WORK/stop" ]; do lab_fio_verify /dev/${ctrl}n1 2M >"/tmp/fio.log" 2>&1 || { cat /tmp/fio.log; exit 1; }; echo pass >>/tmp/fio.passes; done ) &
 fio_pid=$!
 rc=0
 touch "$WORK/connected"
-wait_for "[ -e $WORK/added ]" || { echo "FAIL: the host never added namespace 2"; rc=1; }
-if wait_for "[ -b /dev/${ctrl}n2 ]"; then echo "== namespace 2 appeared without reconnecting"; nvme list
+lab_wait_for "[ -e $WORK/added ]" || { echo "FAIL: the host never added namespace 2"; rc=1; }
+if lab_wait_for "[ -b /dev/${ctrl}n2 ]"; then echo "== namespace 2 appeared without reconnecting"; nvme list
 else echo "FAIL: /dev/${ctrl}n2 did not appear"; rc=1; fi
 touch "$WORK/seen-added"
-wait_for "[ -e $WORK/removed ]" || { echo "FAIL: the host never removed namespace 2"; rc=1; }
-if wait_for "[ ! -e /dev/${ctrl}n2 ]"; then echo "== namespace 2 disappeared"; nvme list
+lab_wait_for "[ -e $WORK/removed ]" || { echo "FAIL: the host never removed namespace 2"; rc=1; }
+if lab_wait_for "[ ! -e /dev/${ctrl}n2 ]"; then echo "== namespace 2 disappeared"; nvme list
 else echo "FAIL: /dev/${ctrl}n2 is still there"; rc=1; fi
 touch "$WORK/stop"
 wait $fio_pid || { echo "FAIL: fio verify on namespace 1 failed"; rc=1; }

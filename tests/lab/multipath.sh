@@ -59,7 +59,6 @@ LAB_HOST_PORTS="$port_a $port_b" LAB_PASS_ENV="PORT_A PORT_B NQN WORK" PORT_A="$
 set -uo pipefail
 . /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 "${2:-600}"); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 mp=$(cat /sys/module/nvme_core/parameters/multipath)
 echo "nvme_core.multipath=$mp"
 [ "$mp" = Y ] || { echo "FAIL: native NVMe multipath is off in the guest kernel"; exit 1; }
@@ -76,7 +75,7 @@ path_of() {
   return 1
 }
 disk=""
-wait_for "disk=\$(lab_nvme_disk \"\$NQN\") && [ -n \"\$(path_of \$PORT_A)\" ] && [ -n \"\$(path_of \$PORT_B)\" ]" || { echo "FAIL: no multipath disk with two paths"; nvme list-subsys; exit 1; }
+lab_wait_for "disk=\$(lab_nvme_disk \"\$NQN\") && [ -n \"\$(path_of \$PORT_A)\" ] && [ -n \"\$(path_of \$PORT_B)\" ]" || { echo "FAIL: no multipath disk with two paths"; nvme list-subsys; exit 1; }
 pa=$(path_of "$PORT_A"); pb=$(path_of "$PORT_B")
 state() { cat "$1/ana_state"; }
 echo "disk $disk; path A ${pa##*/} ($(state $pa)), path B ${pb##*/} ($(state $pb))"
@@ -89,23 +88,23 @@ nvme list-subsys
 fio_pid=$!
 passes() { cat /tmp/fio.passes 2>/dev/null || echo 0; }
 rc=0
-wait_for "[ \"\$(passes)\" -ge 1 ]" 1200 || { echo "FAIL: no fio pass on path A"; rc=1; }
+lab_wait_for "[ \"\$(passes)\" -ge 1 ]" 1200 || { echo "FAIL: no fio pass on path A"; rc=1; }
 touch "$WORK/connected"
-wait_for "[ -e $WORK/failed-over ]" 1200 || { echo "FAIL: the host never failed path A over"; rc=1; }
-if wait_for "[ \"\$(state \$pa)\" = inaccessible ]" 300; then echo "== failover: path A $(state $pa), path B $(state $pb)"; nvme list-subsys
+lab_wait_for "[ -e $WORK/failed-over ]" 1200 || { echo "FAIL: the host never failed path A over"; rc=1; }
+if lab_wait_for "[ \"\$(state \$pa)\" = inaccessible ]" 300; then echo "== failover: path A $(state $pa), path B $(state $pb)"; nvme list-subsys
 else echo "FAIL: path A is $(state $pa), not inaccessible"; rc=1; fi
 start=$(passes)
-wait_for "[ \"\$(passes)\" -ge $((start + 1)) ] || ! kill -0 $fio_pid 2>/dev/null" 1800
+lab_wait_for "[ \"\$(passes)\" -ge $((start + 1)) ] || ! kill -0 $fio_pid 2>/dev/null" 1800
 kill -0 $fio_pid 2>/dev/null && echo "== fio verify pass completed on path B" || { echo "FAIL: fio stopped while path A was inaccessible"; rc=1; }
 touch "$WORK/pass-on-b"
-wait_for "[ -e $WORK/failed-back ]" 1200 || { echo "FAIL: the host never failed back"; rc=1; }
-if wait_for "[ \"\$(state \$pa)\" = optimized ]" 300; then echo "== failback: path A $(state $pa), path B $(state $pb)"; nvme list-subsys
+lab_wait_for "[ -e $WORK/failed-back ]" 1200 || { echo "FAIL: the host never failed back"; rc=1; }
+if lab_wait_for "[ \"\$(state \$pa)\" = optimized ]" 300; then echo "== failback: path A $(state $pa), path B $(state $pb)"; nvme list-subsys
 else echo "FAIL: path A is $(state $pa) after failback"; rc=1; fi
 start=$(passes)
-wait_for "[ \"\$(passes)\" -ge $((start + 1)) ] || ! kill -0 $fio_pid 2>/dev/null" 1800
+lab_wait_for "[ \"\$(passes)\" -ge $((start + 1)) ] || ! kill -0 $fio_pid 2>/dev/null" 1800
 # The host counts the writes through path A while its controller is still connected.
 touch "$WORK/pass-on-a"
-wait_for "[ -e $WORK/counted ]" 600 || { echo "FAIL: the host never counted the writes through path A"; rc=1; }
+lab_wait_for "[ -e $WORK/counted ]" 600 || { echo "FAIL: the host never counted the writes through path A"; rc=1; }
 touch "$WORK/stop"
 wait $fio_pid || { echo "FAIL: fio verify failed (an I/O or verify error)"; rc=1; }
 echo "fio verify passes: $(passes)"

@@ -38,10 +38,9 @@ LAB_HOST_PORTS="$port" LAB_PASS_ENV="PORT NQN WORK OLD_MIB NEW_MIB" PORT="$port"
 set -uo pipefail
 . /lab/guest/functions.sh
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 nvme connect -t tcp -a 10.0.2.100 -s "$PORT" -n "$NQN" --nr-io-queues 2 || exit 1
 ctrl=""
-wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
+lab_wait_for "for d in /sys/class/nvme/nvme*; do grep -qx \"\$NQN\" \$d/subsysnqn 2>/dev/null && ctrl=\$(basename \$d); done; [ -n \"\$ctrl\" ] && [ -b /dev/\${ctrl}n1 ]" \
   || { echo "FAIL: no /dev/nvmeXn1"; exit 1; }
 dev=/dev/${ctrl}n1
 sectors() { cat /sys/block/${ctrl}n1/size; }
@@ -51,8 +50,8 @@ echo "controller $ctrl, $(lsblk -bno SIZE $dev) bytes"
 fio_pid=$!
 rc=0
 touch "$WORK/connected"
-wait_for "[ -e $WORK/resized ]" || { echo "FAIL: the host never resized the namespace"; rc=1; }
-if wait_for "[ \$(sectors) = $((NEW_MIB * 2048)) ]"; then
+lab_wait_for "[ -e $WORK/resized ]" || { echo "FAIL: the host never resized the namespace"; rc=1; }
+if lab_wait_for "[ \$(sectors) = $((NEW_MIB * 2048)) ]"; then
   echo "== $dev grew without reconnecting: lsblk says $(lsblk -bno SIZE $dev) bytes"; nvme list
 else
   echo "FAIL: $dev still has $(sectors) sectors"; rc=1

@@ -56,7 +56,6 @@ modprobe -a nvme-fabrics nvme-tcp
 # nvme-cli opens every namespace of a subsystem (nvme list): more than the default 1024
 # descriptors with 1024 namespaces (EMFILE otherwise).
 ulimit -n 65536
-wait_for() { for _ in $(seq 1 "${2:-600}"); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 # The namespaces block devices (not the multipath paths, nvmeXcYnZ, which are hidden), the nsids
 # they have, and the device of an nsid (the kernel names devices by instance, not nsid:
 # /sys/block/*/nsid says which is which). One subsystem is connected at a time.
@@ -71,16 +70,16 @@ secs() { awk -v a="$1" -v b="$2" "BEGIN { printf \"%.1f\", b - a }"; }
 
 # 1. Two hosts, two namespace sets; then host B gains and loses namespace 2 live.
 connect_as "$VIS" "$HOSTA" "$IDA" || { echo "FAIL: nvme connect as host A"; exit 1; }
-wait_for "[ \"\$(nsids)\" = \"1 2\" ]" || fail "host A sees nsids [$(nsids)], expected [1 2]"
+lab_wait_for "[ \"\$(nsids)\" = \"1 2\" ]" || fail "host A sees nsids [$(nsids)], expected [1 2]"
 echo "== host A sees nsids $(nsids)"
 nvme disconnect -n "$VIS" >/dev/null || fail "disconnect host A"
-wait_for "[ \$(count) = 0 ]" || fail "namespaces left after the disconnect"
+lab_wait_for "[ \$(count) = 0 ]" || fail "namespaces left after the disconnect"
 connect_as "$VIS" "$HOSTB" "$IDB" || { echo "FAIL: nvme connect as host B"; exit 1; }
-wait_for "[ \"\$(nsids)\" = \"1 3\" ]" || fail "host B sees nsids [$(nsids)], expected [1 3]"
+lab_wait_for "[ \"\$(nsids)\" = \"1 3\" ]" || fail "host B sees nsids [$(nsids)], expected [1 3]"
 echo "== host B sees nsids $(nsids)"
 touch "$WORK/b-connected"
-wait_for "[ -e $WORK/b-added ]" 1200 || fail "the host never added host B"
-if wait_for "dev_of 2 >/dev/null" 300; then
+lab_wait_for "[ -e $WORK/b-added ]" 1200 || fail "the host never added host B"
+if lab_wait_for "dev_of 2 >/dev/null" 300; then
   d=$(dev_of 2); echo "== nsid 2 appeared for host B as $d without a reconnect (nsids $(nsids))"
   lab_fio_verify "$d" 4M >/tmp/fio.log 2>&1 && echo "== fio verify passed on nsid 2 as host B" \
     || { cat /tmp/fio.log; fail "fio verify on nsid 2 as host B"; }
@@ -88,15 +87,15 @@ else
   fail "nsid 2 did not appear for host B"
 fi
 touch "$WORK/b-verified"
-wait_for "[ -e $WORK/b-removed ]" 1200 || fail "the host never removed host B"
-if wait_for "! dev_of 2 >/dev/null" 300; then echo "== nsid 2 went away for host B (nsids $(nsids))"; else fail "nsid 2 stayed for host B"; fi
+lab_wait_for "[ -e $WORK/b-removed ]" 1200 || fail "the host never removed host B"
+if lab_wait_for "! dev_of 2 >/dev/null" 300; then echo "== nsid 2 went away for host B (nsids $(nsids))"; else fail "nsid 2 stayed for host B"; fi
 nvme disconnect -n "$VIS" >/dev/null || fail "disconnect host B"
-wait_for "[ \$(count) = 0 ]" || fail "namespaces left after the disconnect"
+lab_wait_for "[ \$(count) = 0 ]" || fail "namespaces left after the disconnect"
 
 # 2. 1024 namespaces in one subsystem.
 t0=$(date +%s.%N)
 connect_as "$SCALE" "$HOSTA" "$IDA" || { echo "FAIL: nvme connect to the 1024-namespace subsystem"; exit 1; }
-wait_for "[ \$(count) -ge 1024 ]" 3000 || fail "$(count) namespace block devices, not 1024"
+lab_wait_for "[ \$(count) -ge 1024 ]" 3000 || fail "$(count) namespace block devices, not 1024"
 t1=$(date +%s.%N)
 echo "== $(count) namespace block devices, scanned in $(secs $t0 $t1) s after connect"
 listed=$(nvme list | grep -c "^/dev/nvme")

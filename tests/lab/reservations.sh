@@ -44,7 +44,7 @@ LAB_CMDLINE="${LAB_CMDLINE:-} nvme_core.multipath=N" LAB_HOST_PORTS="$port $port
   PORT="$port" PORT_B="$port_b" NQN="$nqn" WORK="$work" LAB_TIMEOUT="${LAB_TIMEOUT:-400}" "$lab/run" '
 set -uo pipefail
 modprobe -a nvme-fabrics nvme-tcp
-wait_for() { for _ in $(seq 1 "${2:-600}"); do eval "$1" && return 0; sleep 0.1; done; return 1; }
+. /lab/guest/functions.sh
 echo "nvme_core.multipath=$(cat /sys/module/nvme_core/parameters/multipath)"
 ida=7d1e0a52-3c4b-4e6f-8a9b-1c2d3e4f5a01 idb=7d1e0a52-3c4b-4e6f-8a9b-1c2d3e4f5a02
 hosta=nqn.2014-08.org.nvmexpress:uuid:$ida hostb=nqn.2014-08.org.nvmexpress:uuid:$idb
@@ -61,7 +61,7 @@ dev_of() {
   done
   return 1
 }
-wait_for "dev_of $hosta >/dev/null && dev_of $hostb >/dev/null" || { echo "FAIL: two block devices expected"; nvme list; exit 1; }
+lab_wait_for "dev_of $hosta >/dev/null && dev_of $hostb >/dev/null" || { echo "FAIL: two block devices expected"; nvme list; exit 1; }
 a=$(dev_of $hosta); b=$(dev_of $hostb)
 echo "host A: $a, host B: $b"; nvme list
 head -c 512 /dev/urandom >/tmp/blk
@@ -100,12 +100,12 @@ check "one registrant left" "[ \"\$(report $a | field regctl)\" = 1 ]"
 report $a | norm >$WORK/before-a.json; report $b | norm >$WORK/before-b.json
 echo "before the restart:"; cat $WORK/before-a.json
 touch $WORK/restart
-wait_for "[ -e $WORK/restarted ]" 1200 || { echo "FAIL: the host did not restart the target"; exit 1; }
+lab_wait_for "[ -e $WORK/restarted ]" 1200 || { echo "FAIL: the host did not restart the target"; exit 1; }
 # The kernel reconnects both controllers (reconnect delay 1 s).
 live() { for c in /sys/class/nvme/nvme*; do [ "$(cat $c/state)" = live ] || return 1; done; }
 sleep 1
-wait_for "live" 1200 || { echo "FAIL: the controllers did not reconnect"; cat /sys/class/nvme/nvme*/state; exit 1; }
-wait_for "report $a >/dev/null 2>&1 && report $b >/dev/null 2>&1" 300
+lab_wait_for "live" 1200 || { echo "FAIL: the controllers did not reconnect"; cat /sys/class/nvme/nvme*/state; exit 1; }
+lab_wait_for "report $a >/dev/null 2>&1 && report $b >/dev/null 2>&1" 300
 report $a | norm >/tmp/after-a.json; report $b | norm >/tmp/after-b.json
 echo "after the restart:"; cat /tmp/after-a.json
 check "host A sees the same report after the restart (PTPL)" "cmp -s $WORK/before-a.json /tmp/after-a.json"

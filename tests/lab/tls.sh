@@ -62,7 +62,6 @@ echo "kernel $(uname -r), $(nvme version | head -n 1), $(tlshd --version 2>&1 | 
 # where nvme-cli puts the TLS PSKs, into its session keyring.
 printf "[debug]\nloglevel=1\ntls=1\nnl=0\n[authenticate]\nkeyrings=.nvme\n" >/etc/tlshd.conf
 tlshd -s >"$WORK/tlshd.log" 2>&1 &
-wait_for() { for _ in $(seq 1 600); do eval "$1" && return 0; sleep 0.1; done; return 1; }
 discovery=nqn.2014-08.org.nvmexpress.discovery
 # gen-tls-key prints the configured PSK in the interchange format; with --insert it also derives
 # the retained and the TLS PSK for this host and subsystem and stores that in .nvme under the
@@ -78,7 +77,7 @@ nvme gen-tls-key --hmac=1 | grep -o "NVMeTLSkey-1:[^ ]*" >"$WORK/key-b-target" |
 echo "keys in .nvme:"; keyctl show %:.nvme 2>/dev/null | sed -n "2,\$p" | sed "s/^ */  /"
 echo "$key_a" >"$WORK/key-a"
 touch "$WORK/keys-ready"
-wait_for "[ -e $WORK/secrets-set ]" || { echo "FAIL: the host never set the keys"; exit 1; }
+lab_wait_for "[ -e $WORK/secrets-set ]" || { echo "FAIL: the host never set the keys"; exit 1; }
 rc=0
 
 echo "== 1. host A: nvme connect --tls"
@@ -106,7 +105,7 @@ echo "== 4. skiff-target inside the guest (its kernel has kTLS), host A over the
 # The lab host built the target against bookworm: host-libs lends it the libraries trixie lacks.
 /lab/guest/host-libs "$TARGET" --config "$WORK/guest-target.json" >"$WORK/guest-target.log" 2>&1 &
 lab_wait_listen tcp 127.0.0.1 4430 30 || { echo "FAIL: the guest target does not listen"; cat "$WORK/guest-target.log"; exit 1; }
-wait_for "[ -z \"\$(lab_nvme_disk $NQN)\" ]" || true # the first controller is gone
+lab_wait_for "[ -z \"\$(lab_nvme_disk $NQN)\" ]" || true # the first controller is gone
 lab_nvme_connect tcp 127.0.0.1 4430 "$NQN" --hostnqn="$HOST_A" --hostid="${HOST_A##*:uuid:}" --nr-io-queues=2 --tls \
   || { echo "FAIL: host A could not connect to the guest target"; tail -n 20 "$WORK/guest-target.log"; exit 1; }
 dev=$(lab_nvme_disk "$NQN")

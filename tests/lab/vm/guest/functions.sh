@@ -120,6 +120,17 @@ lab_wait_listen() {
   return 1
 }
 
+# Polls COND (a shell condition, eval'ed) every 0.1 s until it holds; 1 after TENTHS tries
+# (default 600: a minute).
+lab_wait_for() { # lab_wait_for COND [TENTHS]
+  local _lab_try # (a name COND will not use: it runs in this function's scope)
+  for ((_lab_try = 0; _lab_try < ${2:-600}; _lab_try++)); do
+    eval "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # For a guest script that runs a target itself: says FAIL and why, shows the target's last log
 # lines, stops it (PID may be empty) and exits 1.
 lab_guest_target_fail() { # lab_guest_target_fail LOG PID MESSAGE...
