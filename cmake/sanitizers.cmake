@@ -21,8 +21,6 @@ endif()
 if(SKIFF_FUZZ OR SKIFF_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
   if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
-    # rdma-core's ibv_reg_mr macro ORs two enum types, which clang (not gcc) flags in C++20.
-    add_compile_options(-Wno-deprecated-enum-enum-conversion)
     # A C program (tests/c) linked by clang gets only UBSan's C runtime, but libskiff-core is C++
     # and its vptr checks need the C++ half (and that half needs libstdc++).
     add_link_options("$<$<LINK_LANGUAGE:C>:-fsanitize-link-c++-runtime;-lstdc++>")
