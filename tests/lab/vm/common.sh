@@ -28,6 +28,9 @@ LAB_BACKPORTS_SUITE=bookworm-backports
 # The trixie guest (LAB_KERNEL=trixie): kernel and root from Debian 13, built only when a boot
 # asks for it (build-image --trixie, or LAB_KERNEL=trixie in the environment).
 LAB_TRIXIE_SUITE=trixie
+# Its second kernel (LAB_KERNEL=trixie-backports): trixie-backports' linux-image-amd64 (6.15 or
+# later: the NVMe host and target have secure channel concatenation), on the same root.
+LAB_TRIXIE_BP_SUITE=trixie-backports
 
 if [ -z "${LAB_MIRROR:-}" ]; then
   LAB_MIRROR="$(sed -n 's|^URIs: *\(http[^ ]*/debian\)/*$|\1|p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)"
@@ -66,6 +69,9 @@ LAB_TRIXIE_KERNEL_TREE="$LAB_CACHE/kernel-trixie"
 LAB_TRIXIE_ROOT_TREE="$LAB_CACHE/root-trixie"
 LAB_TRIXIE_ROOT_IMAGE="$LAB_CACHE/root-trixie.ext4"
 LAB_TRIXIE_INITRAMFS="$LAB_CACHE/initramfs-trixie.gz"
+LAB_TRIXIE_BP_APT="$LAB_CACHE/apt-trixie-backports"
+LAB_TRIXIE_BP_KERNEL_TREE="$LAB_CACHE/kernel-trixie-backports"
+LAB_TRIXIE_BP_INITRAMFS="$LAB_CACHE/initramfs-trixie-backports.gz"
 LAB_RUNS="$LAB_CACHE/runs"                # one folder of logs per boot
 
 lab_say() { printf 'lab %(%T)T: %s\n' -1 "$*" >&2; }
