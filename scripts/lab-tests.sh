@@ -46,6 +46,13 @@
 #                     target does not have is refused while A keeps working; then a skiff-target
 #                     inside the guest (whose kernel has kTLS) serves host A over the loopback:
 #                     fio verify, and its log says the kernel took the session keys.
+#   concat            tests/lab/concat.sh, on the trixie guest with trixie-backports' kernel
+#                     (LAB_KERNEL=trixie-backports, 6.15 or later): secure channel concatenation.
+#                     Host A has only a DH-HMAC-CHAP secret (nvme gen-dhchap-key, given to the
+#                     target with skiff-ctl host add); nvme connect --dhchap-secret --concat through
+#                     a listener with secure_channel optional, fio verify over the TLS channel keyed
+#                     by the authentication; then skiff-perf --concat against nvmet in the guest
+#                     (verified I/O: both sides derived the same PSK).
 #   initiator-vs-nvmet  skiff's own initiator (build/bin/host_check) against the reference target,
 #                     the Linux kernel's nvmet-tcp, both inside the guest: discovery, connect,
 #                     identify, write/read-verify up to MDTS with and without digests, 4 I/O
@@ -213,6 +220,10 @@ test_auth() {
 
 test_tls() {
   SKIFF_TARGET="$target" "$checkout/tests/lab/tls.sh"
+}
+
+test_concat() {
+  SKIFF_TARGET="$target" "$checkout/tests/lab/concat.sh"
 }
 
 test_initiator_vs_nvmet() {
@@ -393,7 +404,7 @@ test_dpa_rdma_pingpong() {
   run_rdma_pair dpa-rdma-pingpong "${DPA_RDMA_PINGPONG:-$checkout/build/bin/dpa_rdma_pingpong}" 7472
 }
 
-all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth tls initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 mdns service)
+all_tests=(host-target-tcp kernel-initiator-options live-namespace discovery-change namespace-resize namespace-scale error-inject auth tls concat initiator-vs-nvmet rdma-target rdma-target-dpa rdma-reconnect rdma-srq-target rdma-srq-reconnect perf-vs-nvmet doca-rdma doca-rdma-no-cm dpa-rdma-pingpong hostmem-tcp hostmem-rdma multipath reservations copy-verify ipv6 mdns service)
 if [ "${1:-}" = --list ]; then printf '%s\n' "${all_tests[@]}"; exit 0; fi
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("${all_tests[@]}")
@@ -406,7 +417,7 @@ retries="${LAB_RETRIES:-1}"
 logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/skiff-lab-tests-XXXXXX")"
 
 # One shared guest boot (tests/lab/vm/session) serves every test whose guest needs the default
-# kernel and command line; the others (auth's backports kernel, tls' trixie guest, reservations'
+# kernel and command line; the others (auth's backports kernel, tls' and concat's trixie guest, reservations'
 # multipath=N, the service test's systemd) boot their own, as does every rerun of a failed test,
 # so that a retry never depends on what an earlier test left in a shared guest. A session that
 # ended (a job timed out) is replaced before the next test. LAB_SHARED_BOOT=0: a boot for every

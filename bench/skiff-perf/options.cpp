@@ -184,6 +184,10 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     app.add_option("--dhchap-ctrl-secret-file", ctrl_secret_file,
                    "the controller secret, read from this file's first line")
         ->excludes(ctrl_opt);
+    app.add_flag("--concat", o.concat,
+                 "secure channel concatenation (as nvme connect --concat): the admin queue authenticates "
+                 "with --dhchap-secret in plaintext and asks for a new TLS PSK; the connection then starts "
+                 "over on TLS 1.3 with the PSK both sides derived from that authentication (no --psk-file)");
     app.add_flag("--hdgst", o.header_digest, "ask for header digests (CRC32C)");
     app.add_flag("--ddgst", o.data_digest, "ask for data digests (CRC32C)");
     app.add_flag("--tls", o.tls,
@@ -239,6 +243,18 @@ Result<PerfOptions> parse_options(int argc, const char *const *argv) {
     if (o.hostnqn.size() > 223) return bad("--hostnqn", o.hostnqn, "at most 223 bytes");
     if (!o.dhchap_ctrl_secret.empty() && o.dhchap_secret.empty())
         return bad("--dhchap-ctrl-secret", "(not shown)", "needs --dhchap-secret as well");
+    if (o.concat && o.dhchap_secret.empty())
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "--concat needs --dhchap-secret (or --dhchap-secret-file): the TLS PSK comes from "
+                          "that authentication");
+    if (o.concat && o.tls)
+        return make_error(
+            DOCA_ERROR_INVALID_VALUE,
+            "--concat and --tls exclude each other: with --concat the PSK is generated, not read "
+            "from --psk-file");
+    if (o.concat && o.hostnqn.empty())
+        return make_error(DOCA_ERROR_INVALID_VALUE,
+                          "--concat needs --hostnqn, the NQN the DH-HMAC-CHAP secret is configured for");
     if (o.tls != !o.psk_file.empty())
         return make_error(DOCA_ERROR_INVALID_VALUE,
                           "--tls and --psk-file go together (the key is the PSK's file)");

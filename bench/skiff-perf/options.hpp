@@ -44,6 +44,7 @@ struct PerfOptions {
     std::string hostnqn;            // empty: a fresh nqn.2014-08.org.nvmexpress:uuid:... identity
     std::string dhchap_secret;      // DHHC-1 host secret: authenticate every queue (DH-HMAC-CHAP)
     std::string dhchap_ctrl_secret; // DHHC-1 controller secret: bidirectional authentication
+    bool concat = false;            // secure channel concatenation: TLS keyed by the authentication
     bool header_digest = false;
     bool tls = false;     // NVMe/TCP over TLS 1.3 with the PSK in psk_file
     std::string psk_file; // NVMeTLSkey-1:01:...: (nvme gen-tls-key)

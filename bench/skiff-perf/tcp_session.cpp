@@ -84,6 +84,7 @@ Result<std::unique_ptr<Session>> connect_tcp_session(const PerfOptions &o) {
     if (!o.hostnqn.empty()) c.host.hostnqn = o.hostnqn;
     c.dhchap.secret = o.dhchap_secret;
     c.dhchap.ctrl_secret = o.dhchap_ctrl_secret;
+    c.dhchap.concat = o.concat;
     c.io_queues = o.queues;
     c.io_queue_size = static_cast<uint16_t>(o.qd + 1); // at most size - 1 outstanding
     c.header_digest = o.header_digest;

@@ -6,6 +6,8 @@
 #include "raw_client.hpp"
 #include "target_fixture.hpp"
 
+#include "skiff/nvmeof/auth/dh_group.hpp"
+#include "skiff/nvmeof/auth/hash.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 #include "skiff/nvmeof/wire/tcp_pdu.hpp"
 
@@ -266,6 +268,72 @@ TEST_F(TlsTest, OneHostsEntryCarriesTlsPskAndDhchapSecret) {
     EXPECT_TRUE(ctrl2->admin_auth().has_value());
     write_read_back(*ctrl2);
     EXPECT_EQ(target_->log().find("NVMeTLSkey"), std::string::npos) << "a key reached the log";
+    EXPECT_EQ(target_->log().find("DHHC-1"), std::string::npos) << "a secret reached the log";
+}
+
+// Secure channel concatenation (nvme connect --concat) with skiff's initiator: host A has only a
+// DH-HMAC-CHAP secret. Its plaintext admin queue authenticates with SC_C NEWTLSPSK; both sides
+// derive the TLS PSK from that authentication, and the association starts over on TLS 1.3 with
+// the identity "NVMe1G<hh> <hostnqn> <subnqn> <digest>", where no queue authenticates again.
+// Both hashes, one way and bidirectional; a wrong secret gets no TLS PSK.
+TEST_F(TlsTest, SecureChannelConcatenationKeysTlsWithTheDhchapSession) {
+    const std::string kDhKey = "DHHC-1:01:WulleCBkG4oCs0iIC3Cit9gBDCLWiZ9PNXuhqytWkBIZkvGy:";
+    const std::string kCtrlKey = "DHHC-1:03:8P2FavzGkeLRnJ4Xa+SxthFNNlhKJN8Fo62gUQZ01n41cGBy/"
+                                 "zw00Nf3zLbyz914w2TB7971zZZwo0CTZ0XC/KReLMQ=:";
+    const std::string kOtherKey = "DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:";
+    io_port_ = free_port();
+    disc_port_ = free_port();
+    nlohmann::json doc = {
+        {"target", {{"management_socket", "none"}, {"log_level", "info"}}},
+        {"backends", {{{"name", "d1"}, {"kind", "ram"}, {"size", "16MiB"}}}},
+        {"subsystems",
+         {{{"nqn", kNqn}, {"namespaces", {{{"nsid", 1}, {"backend", "d1"}, {"block_size", kBlock}}}}}}},
+        {"listeners",
+         {{{"trtype", "tcp"}, {"addr", "127.0.0.1"}, {"port", io_port_}, {"secure_channel", "optional"}}}},
+        {"discovery", {{"trtype", "tcp"}, {"addr", "127.0.0.1"}, {"port", disc_port_}}},
+        {"hosts", {{{"nqn", kHostA}, {"dhchap_key", kDhKey}, {"dhchap_ctrl_key", kCtrlKey}}}}};
+    const std::string path =
+        ::testing::TempDir() + "skiff-tls-concat-" + std::to_string(::getpid()) + ".json";
+    std::ofstream(path) << doc.dump(2);
+    target_ = std::make_unique<TargetProcess>(std::vector<std::string>{"--config", path}, disc_port_);
+    ASSERT_TRUE(target_->started()) << target_->log();
+
+    auto concat = [&](uint8_t hash, const std::string &secret, const std::string &ctrl_secret) {
+        ConnectOptions o = options();
+        o.host.hostnqn = kHostA;
+        o.dhchap.secret = secret;
+        o.dhchap.ctrl_secret = ctrl_secret;
+        o.dhchap.concat = true;
+        o.dhchap.hashes = {hash};
+        o.dhchap.dhgroups = {auth::kDhFfdhe2048};
+        o.io_queues = 2;
+        o.header_digest = o.data_digest = true;
+        return o;
+    };
+    for (uint8_t hash : {auth::kHashSha256, auth::kHashSha384}) {
+        for (bool bidi : {false, true}) {
+            SCOPED_TRACE(std::string(auth::hash_name(hash)) + (bidi ? " bidirectional" : ""));
+            auto ctrl = connect(concat(hash, kDhKey, bidi ? kCtrlKey : ""));
+            ASSERT_NE(ctrl, nullptr);
+            const std::string head = std::string(hash == auth::kHashSha384 ? "NVMe1G02 " : "NVMe1G01 ") +
+                                     kHostA + " " + kNqn + " ";
+            EXPECT_EQ(ctrl->tls_identity().substr(0, head.size()), head) << ctrl->tls_identity();
+            EXPECT_TRUE(ctrl->admin_queue().socket().tls());
+            EXPECT_TRUE(ctrl->io_queue(0).socket().tls());
+            EXPECT_TRUE(ctrl->io_queue(1).socket().tls());
+            ASSERT_TRUE(ctrl->admin_auth().has_value());
+            EXPECT_EQ(ctrl->admin_auth()->bidirectional, bidi);
+            write_read_back(*ctrl);
+            EXPECT_TRUE(log_has(*target_, "TLS 1.3 established: identity '" + ctrl->tls_identity()))
+                << target_->log();
+        }
+    }
+    EXPECT_TRUE(log_has(*target_, "secure channel concatenation"));
+    EXPECT_TRUE(log_has(*target_, "TLS_AES_256_GCM_SHA384")) << "SHA-384 keys the SHA-384 suite";
+
+    auto wrong = Controller::connect(concat(auth::kHashSha256, kOtherKey, ""));
+    ASSERT_FALSE(wrong.ok()) << "a wrong DH-HMAC-CHAP secret generated a TLS PSK";
+    EXPECT_NE(wrong.error().message.find("DH-HMAC-CHAP"), std::string::npos) << wrong.error().describe();
     EXPECT_EQ(target_->log().find("DHHC-1"), std::string::npos) << "a secret reached the log";
 }
 

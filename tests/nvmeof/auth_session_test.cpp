@@ -58,11 +58,13 @@ T read_as(const Bytes &b) {
     return out;
 }
 
-Bytes negotiate(uint16_t tid, std::vector<uint8_t> hashes, std::vector<uint8_t> groups) {
+Bytes negotiate(uint16_t tid, std::vector<uint8_t> hashes, std::vector<uint8_t> groups,
+                uint8_t sc_c = kScNone) {
     NegotiateMessage m{};
     m.hdr.auth_type = kTypeCommon;
     m.hdr.auth_id = kMsgNegotiate;
     m.hdr.t_id = tid;
+    m.sc_c = sc_c;
     m.napd = 1;
     m.protocols[0].authid = kAuthIdDhchap;
     m.protocols[0].halen = static_cast<uint8_t>(hashes.size());
@@ -79,6 +81,12 @@ struct Host {
     std::string host_key = kKey;
     std::optional<std::string> ctrl_key;
     uint16_t tid = 1;
+    // Secure channel concatenation: the SC_C to ask for; C2 then goes with S2 = 0 unless ctrl_key
+    // (omit_c2: a host that breaks that rule). What the host saw, for the generated PSK.
+    uint8_t sc_c = kScNone;
+    bool omit_c2 = false;
+    Secret skey_seen;
+    Bytes c1_seen, c2_seen;
 
     Bytes receive(size_t al = 4096) {
         Bytes out(al);
@@ -89,7 +97,7 @@ struct Host {
 
     // Returns the verdict of the last step; fills `failure` with a Failure1 explanation.
     Verdict run(uint8_t hash, uint8_t group, uint8_t *failure = nullptr) {
-        EXPECT_EQ(s.on_send(negotiate(tid, {hash}, {group})), Verdict::kContinue);
+        EXPECT_EQ(s.on_send(negotiate(tid, {hash}, {group}, sc_c)), Verdict::kContinue);
         Bytes ch = receive();
         const auto c = read_as<ChallengeMessage>(ch);
         if (c.hdr.auth_id == kMsgFailure1) {
@@ -118,7 +126,7 @@ struct Host {
         }
         const Secret hk = transform_dhchap_key(key(host_key), kHost);
         const Bytes r1 = host_response(
-            {hash, hk.view(), effective_challenge(hash, skey.view(), c1), c.seqnum, tid, kHost, kSub});
+            {hash, hk.view(), effective_challenge(hash, skey.view(), c1), c.seqnum, tid, kHost, kSub, sc_c});
         Bytes c2 = random_bytes(hl);
         const uint32_t s2 = 0x12345678u + tid;
         ReplyMessage rm{};
@@ -126,8 +134,11 @@ struct Host {
         rm.hdr.auth_id = kMsgReply;
         rm.hdr.t_id = tid;
         rm.hl = static_cast<uint8_t>(hl);
-        rm.cvalid = ctrl_key ? 1 : 0;
+        rm.cvalid = (ctrl_key || sc_c != kScNone) && !omit_c2 ? 1 : 0;
         rm.seqnum = ctrl_key ? s2 : 0;
+        skey_seen = skey;
+        c1_seen = c1;
+        c2_seen = c2;
         rm.dhvlen = static_cast<uint16_t>(dh ? dh->public_value().size() : 0);
         Bytes reply = bytes_of(rm);
         reply.insert(reply.end(), r1.begin(), r1.end());
@@ -150,7 +161,7 @@ struct Host {
         EXPECT_EQ(sm.rvalid, 1);
         const Secret ck = transform_dhchap_key(key(*ctrl_key), kSub);
         const Bytes r2 = controller_response(
-            {hash, ck.view(), effective_challenge(hash, skey.view(), c2), s2, tid, kHost, kSub});
+            {hash, ck.view(), effective_challenge(hash, skey.view(), c2), s2, tid, kHost, kSub, sc_c});
         EXPECT_EQ(Bytes(s1.begin() + 16, s1.begin() + 16 + hl), r2) << "the controller's R2";
         Success2Message s2m{};
         s2m.hdr.auth_type = kTypeDhchap;
@@ -341,6 +352,95 @@ TEST(AuthSession, BidirectionalWithoutControllerKeyAndNoPolicyAreRefused) {
         AuthSession s(nullptr, kHost, kSub);
         EXPECT_EQ(s.on_send(negotiate(1, {kHashSha256}, {kDhNull})), Verdict::kContinue);
         EXPECT_EQ(failure1(s), kExplNotUsable);
+    }
+}
+
+// Secure channel concatenation: after NEWTLSPSK (admin queue, no TLS) or REPLACETLSPSK (on TLS)
+// the session hands out the generated PSK, HMAC(g^xy, C1 || C2) computed here from the host's
+// view of the transaction (keyed with H(g^xy) it is the same); once, and only after the
+// transaction succeeded.
+TEST(AuthSession, ConcatenationHandsOutThePskTheHostGenerates) {
+    for (uint8_t hash : {kHashSha256, kHashSha384}) {
+        for (bool bidi : {false, true}) {
+            for (bool replace : {false, true}) {
+                SCOPED_TRACE(std::string(hash_name(hash)) + (bidi ? " bidirectional" : "") +
+                             (replace ? " REPLACETLSPSK" : " NEWTLSPSK"));
+                AuthSession s(policy(), kHost, kSub);
+                s.set_queue(true, replace);
+                Host h(s);
+                h.sc_c = replace ? kScReplaceTlsPsk : kScNewTlsPsk;
+                if (bidi) h.ctrl_key = kCtrlKey;
+                ASSERT_EQ(h.run(hash, kDhFfdhe2048), Verdict::kAuthenticated);
+                EXPECT_EQ(s.secure_channel(), h.sc_c);
+                EXPECT_EQ(s.bidirectional(), bidi);
+                auto psk = s.take_generated_psk();
+                const Bytes raw = hmac(hash, h.skey_seen.view(), {h.c1_seen, h.c2_seen});
+                const Bytes hashed = hmac(hash, digest(hash, h.skey_seen.view()), {h.c1_seen, h.c2_seen});
+                EXPECT_EQ(Bytes(psk.begin(), psk.end()), raw) << "HMAC(g^xy, C1 || C2)";
+                EXPECT_EQ(Bytes(psk.begin(), psk.end()), hashed) << "HMAC(H(g^xy), C1 || C2)";
+                EXPECT_TRUE(s.take_generated_psk().empty()) << "handed out once";
+            }
+        }
+    }
+    // Without concatenation nothing is generated.
+    AuthSession plain(policy(), kHost, kSub);
+    Host h(plain);
+    ASSERT_EQ(h.run(kHashSha256, kDhFfdhe2048), Verdict::kAuthenticated);
+    EXPECT_EQ(plain.secure_channel(), kScNone);
+    EXPECT_TRUE(plain.take_generated_psk().empty());
+}
+
+// Concatenation outside its rules: AUTH_Failure1 "concatenation mismatch" (hash not usable for a
+// policy that allows only SHA-512), and a Reply without C2 fails.
+TEST(AuthSession, ConcatenationOutsideItsRulesIsRefused) {
+    struct Case {
+        bool admin, tls;
+        uint8_t sc_c;
+        std::vector<uint8_t> groups;
+        uint8_t expl;
+        const char *reason;
+    };
+    const Case cases[] = {
+        {false, false, kScNewTlsPsk, {kDhFfdhe2048}, kExplConcatMismatch, "I/O queue"},
+        {true, true, kScNewTlsPsk, {kDhFfdhe2048}, kExplConcatMismatch, "already runs TLS"},
+        {true, false, kScReplaceTlsPsk, {kDhFfdhe2048}, kExplConcatMismatch, "without TLS"},
+        {true, false, 0x01, {kDhFfdhe2048}, kExplConcatMismatch, "does not know"},
+        {true, false, 0x07, {kDhFfdhe2048}, kExplConcatMismatch, "does not know"},
+        {true, false, kScNewTlsPsk, {kDhNull}, kExplConcatMismatch, "needs a DH group"},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.reason);
+        AuthSession s(policy(), kHost, kSub);
+        s.set_queue(c.admin, c.tls);
+        EXPECT_EQ(s.on_send(negotiate(1, {kHashSha256}, c.groups, c.sc_c)), Verdict::kContinue);
+        EXPECT_EQ(failure1(s), c.expl);
+        EXPECT_NE(s.failure_reason().find(c.reason), std::string::npos) << s.failure_reason();
+    }
+    {
+        // SHA-512 authenticates but cannot key TLS: with concatenation the controller picks
+        // among the others, and refuses when the policy leaves none.
+        AuthSession s(policy(true, {kHashSha512, kHashSha384}), kHost, kSub);
+        ASSERT_EQ(s.on_send(negotiate(1, {kHashSha512, kHashSha384}, {kDhFfdhe2048}, kScNewTlsPsk)),
+                  Verdict::kContinue);
+        Bytes ch(4096);
+        ASSERT_EQ(s.on_receive(ch), Verdict::kContinue);
+        EXPECT_EQ(read_as<ChallengeMessage>(ch).hashid, kHashSha384);
+        AuthSession only512(policy(true, {kHashSha512}), kHost, kSub);
+        EXPECT_EQ(only512.on_send(negotiate(1, {kHashSha512}, {kDhFfdhe2048}, kScNewTlsPsk)),
+                  Verdict::kContinue);
+        EXPECT_EQ(failure1(only512), kExplHashUnusable);
+        EXPECT_NE(only512.failure_reason().find("keys a secure channel"), std::string::npos);
+    }
+    {
+        AuthSession s(policy(), kHost, kSub);
+        Host h(s);
+        h.sc_c = kScNewTlsPsk;
+        h.omit_c2 = true;
+        uint8_t why = 0;
+        EXPECT_EQ(h.run(kHashSha256, kDhFfdhe2048, &why), Verdict::kClose);
+        EXPECT_EQ(why, kExplFailed);
+        EXPECT_NE(s.failure_reason().find("without the host's challenge C2"), std::string::npos);
+        EXPECT_TRUE(s.take_generated_psk().empty());
     }
 }
 

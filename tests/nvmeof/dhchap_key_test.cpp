@@ -118,4 +118,26 @@ TEST(DhchapResponse, HostAndControllerResponsesDiffer) {
     EXPECT_EQ(effective_challenge(kHashSha256, {}, c), c);
 }
 
+// The byte after T_ID is the transaction's SC_C (the Linux host and nvmet sign it; a response
+// computed with 00h there does not verify a concatenating transaction): the message laid out by
+// hand, byte by byte.
+TEST(DhchapResponse, TheSecureChannelByteIsSigned) {
+    Bytes key(32, 1), c(32, 2);
+    for (uint8_t sc_c : {uint8_t{0}, uint8_t{2}, uint8_t{3}}) {
+        ResponseInputs in{kHashSha256, key, c, 0x01020304, 0x0506, "nqn.host", "nqn.sub", sc_c};
+        Bytes msg(c.begin(), c.end());
+        for (uint8_t b : {0x04, 0x03, 0x02, 0x01, 0x06, 0x05}) msg.push_back(b); // S1, T_ID little endian
+        msg.push_back(sc_c);
+        for (char ch : std::string("HostHostnqn.host")) msg.push_back(static_cast<uint8_t>(ch));
+        msg.push_back(0);
+        for (char ch : std::string("nqn.sub")) msg.push_back(static_cast<uint8_t>(ch));
+        EXPECT_EQ(host_response(in), hmac(kHashSha256, key, {msg})) << "SC_C " << int(sc_c);
+    }
+    ResponseInputs plain{kHashSha256, key, c, 7, 1, "nqn.host", "nqn.sub"};
+    ResponseInputs concat = plain;
+    concat.sc_c = 2;
+    EXPECT_NE(host_response(plain), host_response(concat));
+    EXPECT_NE(controller_response(plain), controller_response(concat));
+}
+
 } // namespace

@@ -1,8 +1,11 @@
 // NVMe/TCP TLS keys: the interchange format (`nvme gen-tls-key` output), the PSK identity and
 // the derivations, checked against published values and against each other's rules.
+#include "skiff/nvmeof/tls/generated_psk.hpp"
 #include "skiff/nvmeof/tls/psk.hpp"
 
 #include <gtest/gtest.h>
+
+#include <openssl/evp.h>
 
 #include <sys/wait.h>
 
@@ -74,6 +77,67 @@ TEST(tls_psk, IdentityNamesHashHostAndSubsystem) {
     EXPECT_FALSE(parse_identity("NVMe0R03 host sub").has_value());
     EXPECT_FALSE(parse_identity("NVMe0R01 host").has_value());
     EXPECT_FALSE(parse_identity("Client_identity").has_value());
+}
+
+// Secure channel concatenation's identity: "NVMe1G<hh> <hostnqn> <subnqn> <digest>", version 1
+// only (a generated PSK is found by its digest).
+TEST(tls_psk, GeneratedIdentitiesAreVersionOneWithTheirDigest) {
+    EXPECT_EQ(generated_identity(PskHash::kSha384, "h", "s", "ZGln"), "NVMe1G02 h s ZGln");
+    EXPECT_EQ(identity_context(PskHash::kSha256, "ZGln"), "01 ZGln");
+    auto g = parse_identity(generated_identity(PskHash::kSha256, kHost, kSub, "ZGlnZXN0"));
+    ASSERT_TRUE(g.has_value());
+    EXPECT_TRUE(g->generated);
+    EXPECT_EQ(g->version, 1);
+    EXPECT_EQ(g->hash, PskHash::kSha256);
+    EXPECT_EQ(g->hostnqn, kHost);
+    EXPECT_EQ(g->subnqn, kSub);
+    EXPECT_EQ(g->digest, "ZGlnZXN0");
+    EXPECT_FALSE(parse_identity("NVMe1R01 h s d")->generated);
+    EXPECT_FALSE(parse_identity("NVMe0G01 h s").has_value()) << "a generated PSK needs its digest";
+    EXPECT_FALSE(parse_identity("NVMe1X01 h s d").has_value());
+}
+
+// The generated PSK is HMAC-H(session key, C1 || C2), computed here with OpenSSL directly. Keyed
+// with g^xy (the Linux host and target) or with H(g^xy) (the specification's KS) it is the same
+// PSK: HMAC hashes a key longer than its block first, and a DH value of ffdhe2048 (256 bytes) is
+// longer than SHA-256's 64-byte and SHA-384's 128-byte blocks. A key of one block or less is
+// not hashed: the two forms then differ, which shows the comparison can fail.
+TEST(tls_psk, GeneratedPskIsTheHmacOfBothChallengesUnderEitherSessionKeyForm) {
+    std::vector<uint8_t> shared(256), c1(48), c2(48);
+    for (size_t i = 0; i < shared.size(); ++i) shared[i] = uint8_t(i * 7 + 1);
+    for (size_t i = 0; i < c1.size(); ++i) c1[i] = uint8_t(0xA0 + i), c2[i] = uint8_t(0x10 + 3 * i);
+    for (PskHash hash : {PskHash::kSha256, PskHash::kSha384}) {
+        const size_t hl = hash == PskHash::kSha384 ? 48 : 32;
+        const char *md = hash == PskHash::kSha384 ? "SHA384" : "SHA256";
+        auto mac = [&](const std::vector<uint8_t> &k) {
+            std::vector<uint8_t> msg(c1.begin(), c1.begin() + hl);
+            msg.insert(msg.end(), c2.begin(), c2.begin() + hl);
+            unsigned char out[64];
+            size_t n = 0;
+            EXPECT_NE(EVP_Q_mac(nullptr, "HMAC", nullptr, md, nullptr, k.data(), k.size(), msg.data(),
+                                msg.size(), out, sizeof(out), &n),
+                      nullptr);
+            return KeyBytes(out, out + n);
+        };
+        std::vector<uint8_t> ks(hl);
+        unsigned int kl = 0;
+        EVP_Digest(shared.data(), shared.size(), ks.data(), &kl,
+                   hash == PskHash::kSha384 ? EVP_sha384() : EVP_sha256(), nullptr);
+        const skiff::nvmeof::auth::ByteView h1(c1.data(), hl), h2(c2.data(), hl);
+        KeyBytes psk = generated_psk(hash, shared, h1, h2);
+        EXPECT_EQ(psk.size(), hl);
+        EXPECT_EQ(psk, mac(shared));
+        EXPECT_EQ(psk, mac(ks)) << "HMAC(g^xy, m) and HMAC(H(g^xy), m) differ";
+        EXPECT_EQ(generated_psk(hash, ks, h1, h2), psk);
+        std::vector<uint8_t> short_key(shared.begin(), shared.begin() + 16);
+        std::vector<uint8_t> short_hashed(hl);
+        EVP_Digest(short_key.data(), short_key.size(), short_hashed.data(), &kl,
+                   hash == PskHash::kSha384 ? EVP_sha384() : EVP_sha256(), nullptr);
+        EXPECT_NE(mac(short_key), mac(short_hashed));
+    }
+    EXPECT_EQ(concat_hash(1), PskHash::kSha256);
+    EXPECT_EQ(concat_hash(2), PskHash::kSha384);
+    EXPECT_FALSE(concat_hash(3).has_value()) << "SHA-512 keys no NVMe/TCP cipher suite";
 }
 
 TEST(tls_psk, DerivationsDependOnEveryInput) {

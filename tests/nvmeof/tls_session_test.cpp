@@ -2,6 +2,7 @@
 // bulk transfer through writev/readv with the piece sizes NVMe/TCP produces (headers, digests,
 // 4 KiB and 128 KiB payloads) while the socket keeps filling up, and the refusals.
 #include "skiff/nvmeof/tls/tls_session.hpp"
+#include "skiff/nvmeof/tls/generated_psk.hpp"
 #include "skiff/nvmeof/tls/psk_binder.hpp"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,47 @@ TEST(tls_session, BothTlsPskLayoutsOfOneConfiguredKeyAreAccepted) {
         sp, store, session_psk(key(PskHash::kSha256, 10), kHost, kSub, PskDerivation::kNvmeCliLegacy));
     EXPECT_FALSE(h.server_ok);
     EXPECT_NE(h.server->error().find("binder"), std::string::npos) << h.server->error();
+}
+
+// Secure channel concatenation: a host offers the identity of the PSK its authentication
+// generated; the target finds it in the store by digest and the handshake completes in either
+// HkdfLabel layout. With another authentication's PSK it is refused, and the host's next
+// concatenation replaces the stored one.
+TEST(tls_session, GeneratedIdentityFindsThePskItsAuthenticationLeft) {
+    for (PskHash hash : {PskHash::kSha256, PskHash::kSha384}) {
+        const size_t hl = hash == PskHash::kSha384 ? 48 : 32;
+        std::vector<uint8_t> shared(256, 0x5a), c1(hl, 0x11), c2(hl, 0x22);
+        const KeyBytes generated = generated_psk(hash, shared, c1, c2);
+        const std::string digest = identity_digest(hash, generated, kHost, kSub);
+        PskStore store;
+        store.put_generated(kHost, kSub, hash, generated);
+        for (PskDerivation layout : {PskDerivation::kRfc8446, PskDerivation::kNvmeCliLegacy}) {
+            SessionPsk offer{generated_identity(hash, kHost, kSub, digest), hash,
+                             tls_psk(hash, generated, identity_context(hash, digest), layout)};
+            SocketPair sp;
+            Handshake h = handshake(sp, store, offer);
+            ASSERT_TRUE(h.server_ok) << h.server->error() << " (" << derivation_name(layout) << ")";
+            ASSERT_TRUE(h.client_ok) << h.client->error();
+            EXPECT_TRUE(h.server->peer().generated);
+            EXPECT_EQ(h.server->peer().hostnqn, kHost);
+            EXPECT_EQ(h.server->psk_derivation(), layout);
+        }
+        // Another authentication's PSK (other challenges): its digest is not the stored one's.
+        const KeyBytes other = generated_psk(hash, shared, c2, c1);
+        const std::string other_digest = identity_digest(hash, other, kHost, kSub);
+        SessionPsk offer{generated_identity(hash, kHost, kSub, other_digest), hash,
+                         tls_psk(hash, other, identity_context(hash, other_digest))};
+        SocketPair sp;
+        Handshake h = handshake(sp, store, offer);
+        EXPECT_FALSE(h.server_ok);
+        EXPECT_NE(h.server->error().find("no generated TLS PSK"), std::string::npos) << h.server->error();
+        // The next concatenation replaces it: the first PSK no longer connects.
+        store.put_generated(kHost, kSub, hash, other);
+        EXPECT_FALSE(store.find_generated(kHost, kSub, hash, digest).has_value());
+        EXPECT_TRUE(store.find_generated(kHost, kSub, hash, other_digest).has_value());
+        EXPECT_FALSE(
+            store.find_generated(kHost, "nqn.2026-11.io.skiff:other", hash, other_digest).has_value());
+    }
 }
 
 // The binder check against OpenSSL's own: the ClientHello a host session sends (read raw off the

@@ -18,9 +18,10 @@ Bytes response(const ResponseInputs &in, std::string_view label, std::string_vie
                                         static_cast<uint8_t>(in.seqnum >> 24)};
     const std::array<uint8_t, 2> tid = {static_cast<uint8_t>(in.transaction),
                                         static_cast<uint8_t>(in.transaction >> 8)};
-    const std::array<uint8_t, 1> zero = {0}; // SC_C (no secure channel concatenation), then the separator
+    const std::array<uint8_t, 1> sc_c = {in.sc_c};
+    const std::array<uint8_t, 1> zero = {0}; // the separator of the two NQNs
     return hmac(in.hash, in.key,
-                {in.challenge, seq, tid, zero, text(label), text(first_nqn), zero, text(second_nqn)});
+                {in.challenge, seq, tid, sc_c, text(label), text(first_nqn), zero, text(second_nqn)});
 }
 
 } // namespace

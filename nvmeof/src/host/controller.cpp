@@ -19,7 +19,8 @@ std::string trim_field(const char *field, size_t width) {
 
 namespace {
 
-QueueConfig queue_config(const ConnectOptions &o, uint16_t qid, uint16_t size) {
+QueueConfig queue_config(const ConnectOptions &o, const std::optional<tls::SessionPsk> &tls, uint16_t qid,
+                         uint16_t size) {
     QueueConfig c;
     c.addr = o.addr;
     c.port = o.port;
@@ -29,7 +30,7 @@ QueueConfig queue_config(const ConnectOptions &o, uint16_t qid, uint16_t size) {
     c.data_digest = o.data_digest;
     c.hpda = o.hpda;
     c.timeout = o.timeout;
-    if (o.tls_psk) c.tls = tls::session_psk(*o.tls_psk, o.host.hostnqn, o.subnqn);
+    c.tls = tls;
     return c;
 }
 
@@ -42,7 +43,11 @@ std::string where(const ConnectOptions &o) {
 Result<std::unique_ptr<Controller>> Controller::connect(const ConnectOptions &options) {
     std::unique_ptr<Controller> c(new Controller(options));
     c->discovery_nqn_ = options.subnqn == NVME_DISC_SUBSYS_NAME;
+    if (options.tls_psk) c->tls_ = tls::session_psk(*options.tls_psk, options.host.hostnqn, options.subnqn);
     if (Status st = c->connect_admin(); !st) return st.error();
+    if (options.dhchap.concat && !options.tls_psk) {
+        if (Status st = c->restart_over_generated_tls(); !st) return st.error();
+    }
     if (Status st = c->enable(); !st) return st.error();
     Result<nvme_id_ctrl> id = c->identify_controller();
     if (!id) return id.error();
@@ -62,7 +67,7 @@ Controller::~Controller() {
 
 Status Controller::connect_admin() {
     Result<std::unique_ptr<TcpQueue>> q =
-        TcpQueue::connect(queue_config(options_, 0, options_.admin_queue_size));
+        TcpQueue::connect(queue_config(options_, tls_, 0, options_.admin_queue_size));
     if (!q) return q.error();
     admin_ = std::move(q.value());
     Result<Completion> c = fabrics_connect(*admin_, options_.host, options_.subnqn, 0xFFFF, options_.kato_ms,
@@ -76,6 +81,24 @@ Status Controller::connect_admin() {
     return Status::success();
 }
 
+Status Controller::restart_over_generated_tls() {
+    if (!admin_auth_ || !admin_auth_->generated_tls)
+        return make_error(DOCA_ERROR_NOT_SUPPORTED,
+                          "secure channel concatenation with " + where(options_) +
+                              ": the controller did not ask the admin queue to authenticate, so no TLS "
+                              "PSK was generated (it needs a DH-HMAC-CHAP secret for this host)");
+    tls_ = std::move(admin_auth_->generated_tls);
+    admin_auth_->generated_tls.reset();
+    skiff::log::get("host")->info("secure channel concatenation with {}: reconnecting over TLS as {}",
+                                  where(options_), tls_->identity);
+    // The plaintext association ends with its admin queue; a new one starts over TLS.
+    admin_.reset();
+    const auto first_auth = admin_auth_;
+    if (Status st = connect_admin(); !st) return st;
+    if (!admin_auth_) admin_auth_ = first_auth; // what the authentication chose, for admin_auth()
+    return Status::success();
+}
+
 Result<std::optional<DhchapResult>> Controller::authenticate_if_required(TcpQueue &q,
                                                                          const Completion &connect) {
     if (!(connect.cqe.result & (auth::kConnectAuthreqAtr | auth::kConnectAuthreqAscr)))
@@ -85,7 +108,8 @@ Result<std::optional<DhchapResult>> Controller::authenticate_if_required(TcpQueu
                           "queue " + std::to_string(q.qid()) + " of " + where(options_) +
                               ": the controller requires DH-HMAC-CHAP "
                               "authentication but no host secret (--dhchap-secret) is set");
-    auto r = dhchap_authenticate(q, options_.host, options_.subnqn, options_.dhchap, next_transaction_++);
+    auto r = dhchap_authenticate(q, options_.host, options_.subnqn, options_.dhchap, next_transaction_++,
+                                 tls_.has_value());
     if (!r) return r.error();
     return std::optional<DhchapResult>(*r);
 }
@@ -96,12 +120,12 @@ Result<DhchapResult> Controller::reauthenticate(uint16_t qid) {
     if (qid == 0) {
         std::lock_guard lock(admin_mu_); // the keep-alive thread shares the admin queue
         return dhchap_authenticate(*admin_, options_.host, options_.subnqn, options_.dhchap,
-                                   next_transaction_++);
+                                   next_transaction_++, tls_.has_value());
     }
     if (qid > io_queues_.size())
         return make_error(DOCA_ERROR_INVALID_VALUE, "no I/O queue " + std::to_string(qid));
     return dhchap_authenticate(*io_queues_[qid - 1], options_.host, options_.subnqn, options_.dhchap,
-                               next_transaction_++);
+                               next_transaction_++, tls_.has_value());
 }
 
 Status Controller::enable() {
@@ -143,7 +167,7 @@ Status Controller::connect_io_queues() {
     const uint32_t in_capsule =
         ioccsz > sizeof(wire::Sqe) ? ioccsz - static_cast<uint32_t>(sizeof(wire::Sqe)) : 0;
     for (uint16_t qid = 1; qid <= count; ++qid) {
-        Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(queue_config(options_, qid, size));
+        Result<std::unique_ptr<TcpQueue>> q = TcpQueue::connect(queue_config(options_, tls_, qid, size));
         if (!q) return q.error();
         (*q)->set_in_capsule_limit(in_capsule);
         Result<Completion> c = fabrics_connect(**q, options_.host, options_.subnqn, cntlid_, 0,

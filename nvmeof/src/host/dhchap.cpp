@@ -6,6 +6,7 @@
 #include "skiff/nvmeof/auth/hash.hpp"
 #include "skiff/nvmeof/auth/messages.hpp"
 #include "skiff/nvmeof/host/commands.hpp"
+#include "skiff/nvmeof/tls/generated_psk.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -31,12 +32,12 @@ T read_as(const Bytes &b) {
     return out;
 }
 
-Bytes negotiate_message(uint16_t tid, const DhchapOptions &o) {
+Bytes negotiate_message(uint16_t tid, const DhchapOptions &o, uint8_t sc_c) {
     NegotiateMessage m{};
     m.hdr.auth_type = kTypeCommon;
     m.hdr.auth_id = kMsgNegotiate;
     m.hdr.t_id = tid;
-    m.sc_c = kScNone;
+    m.sc_c = sc_c;
     m.napd = 1;
     ProtocolDescriptor &d = m.protocols[0];
     d.authid = kAuthIdDhchap;
@@ -69,6 +70,24 @@ Status expect_message(uint16_t qid, const Bytes &msg, uint8_t type, uint8_t id, 
     return Status::success();
 }
 
+// The TLS PSK a concatenating authentication generated, as the next connection offers it.
+Result<tls::SessionPsk> generated_session_psk(uint16_t qid, uint8_t hash_id, const Secret &session_key,
+                                              const Bytes &c1, const Bytes &c2, const HostIdentity &host,
+                                              const std::string &subnqn) {
+    auto hash = tls::concat_hash(hash_id);
+    if (!hash || session_key.view().empty())
+        return auth_error(qid, "the controller chose hash " + std::string(hash_name(hash_id)) +
+                                   (session_key.view().empty() ? " and no DH group" : "") +
+                                   ", which cannot key a secure channel (concatenation)");
+    tls::KeyBytes generated = tls::generated_psk(*hash, session_key.view(), c1, c2);
+    const std::string digest = tls::identity_digest(*hash, generated, host.hostnqn, subnqn);
+    tls::SessionPsk out;
+    out.hash = *hash;
+    out.identity = tls::generated_identity(*hash, host.hostnqn, subnqn, digest);
+    out.key = tls::tls_psk(*hash, generated, tls::identity_context(*hash, digest));
+    return out;
+}
+
 Status send_failure2(TcpQueue &q, uint16_t tid, uint8_t explanation) {
     const FailureMessage f = make_failure(kMsgFailure2, tid, explanation);
     auto c = auth_send(q, ByteView(reinterpret_cast<const uint8_t *>(&f), sizeof(f)));
@@ -92,8 +111,11 @@ Result<Bytes> auth_receive(TcpQueue &queue, uint32_t al) {
 }
 
 Result<DhchapResult> dhchap_authenticate(TcpQueue &q, const HostIdentity &host, const std::string &subnqn,
-                                         const DhchapOptions &o, uint16_t tid) {
+                                         const DhchapOptions &o, uint16_t tid, bool tls) {
     const uint16_t qid = q.qid();
+    // Concatenation is the admin queue's; the I/O queues of such a controller run on its PSK.
+    const bool concat = o.concat && qid == 0;
+    const uint8_t sc_c = !concat ? kScNone : tls ? kScReplaceTlsPsk : kScNewTlsPsk;
     auto host_key = parse_dhchap_key(o.secret);
     if (!host_key) return auth_error(qid, "--dhchap-secret: " + host_key.error().message);
     std::optional<DhchapKey> ctrl_key;
@@ -104,7 +126,7 @@ Result<DhchapResult> dhchap_authenticate(TcpQueue &q, const HostIdentity &host, 
     }
 
     // 1. AUTH_Negotiate.
-    auto sent = auth_send(q, negotiate_message(tid, o));
+    auto sent = auth_send(q, negotiate_message(tid, o, sc_c));
     if (!sent) return sent.error();
     if (Status st = to_status(*sent, "Authentication Send (AUTH_Negotiate)", true); !st) return st.error();
 
@@ -145,13 +167,13 @@ Result<DhchapResult> dhchap_authenticate(TcpQueue &q, const HostIdentity &host, 
     const Secret hkey = transform_dhchap_key(*host_key, host.hostnqn);
     const Bytes r1 =
         host_response({ch.hashid, hkey.view(), effective_challenge(ch.hashid, session_key.view(), c1),
-                       ch.seqnum, tid, host.hostnqn, subnqn});
+                       ch.seqnum, tid, host.hostnqn, subnqn, sc_c});
+    // C2 goes with S2 when we check the controller; concatenation needs C2 for the new PSK
+    // in any case, with S2 = 0 when the controller is not checked.
     Bytes c2;
     uint32_t s2 = 0;
-    if (ctrl_key) {
-        c2 = random_bytes(hl);
-        s2 = random_nonzero_u32();
-    }
+    if (ctrl_key || concat) c2 = random_bytes(hl);
+    if (ctrl_key) s2 = random_nonzero_u32();
     const size_t dhvlen = dh ? dh->public_value().size() : 0;
     Bytes reply(sizeof(ReplyMessage) + 2 * hl + dhvlen);
     ReplyMessage rm{};
@@ -159,12 +181,12 @@ Result<DhchapResult> dhchap_authenticate(TcpQueue &q, const HostIdentity &host, 
     rm.hdr.auth_id = kMsgReply;
     rm.hdr.t_id = tid;
     rm.hl = static_cast<uint8_t>(hl);
-    rm.cvalid = ctrl_key ? 1 : 0;
+    rm.cvalid = c2.empty() ? 0 : 1;
     rm.dhvlen = static_cast<uint16_t>(dhvlen);
     rm.seqnum = s2;
     std::memcpy(reply.data(), &rm, sizeof(rm));
     std::memcpy(reply.data() + sizeof(rm), r1.data(), hl);
-    if (ctrl_key) std::memcpy(reply.data() + sizeof(rm) + hl, c2.data(), hl);
+    if (!c2.empty()) std::memcpy(reply.data() + sizeof(rm) + hl, c2.data(), hl);
     if (dh) std::memcpy(reply.data() + sizeof(rm) + 2 * hl, dh->public_value().data(), dhvlen);
     sent = auth_send(q, reply);
     if (!sent) return sent.error();
@@ -177,7 +199,12 @@ Result<DhchapResult> dhchap_authenticate(TcpQueue &q, const HostIdentity &host, 
     if (Status st = expect_message(qid, *success1, kTypeDhchap, kMsgSuccess1, tid, "DH-HMAC-CHAP_Success1");
         !st)
         return st.error();
-    DhchapResult result{ch.hashid, ch.dhgid, bool(ctrl_key)};
+    DhchapResult result{ch.hashid, ch.dhgid, bool(ctrl_key), std::nullopt};
+    if (concat) {
+        auto generated = generated_session_psk(qid, ch.hashid, session_key, c1, c2, host, subnqn);
+        if (!generated) return generated.error();
+        result.generated_tls = std::move(*generated);
+    }
     if (!ctrl_key) return result;
 
     // 5. Check the controller's R2; Success2, or Failure2 when it does not hold the secret.
@@ -185,7 +212,7 @@ Result<DhchapResult> dhchap_authenticate(TcpQueue &q, const HostIdentity &host, 
     const Secret ckey = transform_dhchap_key(*ctrl_key, subnqn);
     const Bytes r2 =
         controller_response({ch.hashid, ckey.view(), effective_challenge(ch.hashid, session_key.view(), c2),
-                             s2, tid, host.hostnqn, subnqn});
+                             s2, tid, host.hostnqn, subnqn, sc_c});
     if (!s1m.rvalid || s1m.hl != hl ||
         !equal_constant_time(r2, ByteView(success1->data() + sizeof(Success1Message), hl))) {
         (void)send_failure2(q, tid, kExplFailed);

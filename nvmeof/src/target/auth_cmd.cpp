@@ -9,6 +9,7 @@
 #include "skiff/nvmeof/auth/hash.hpp"
 #include "skiff/nvmeof/auth/messages.hpp"
 #include "skiff/nvmeof/target/target.hpp"
+#include "skiff/nvmeof/tls/generated_psk.hpp"
 
 #include <cstring>
 
@@ -44,10 +45,28 @@ void admit_authenticated(Queue &q) {
     q.set_authenticated();
 }
 
+// Secure channel concatenation: the PSK this authentication generated goes to the target's
+// store, where the host's TLS connections find it by their identity's digest (the host
+// reconnects over TLS with "NVMe1G<hh> <hostnqn> <subnqn> <digest>").
+void keep_generated_psks(Queue &q, AuthSession &s) {
+    if (s.secure_channel() == auth::kScNone) return;
+    const Controller &c = *q.controller();
+    const tls::PskHash hash = *tls::concat_hash(s.hash());
+    q.target().tls_psks().put_generated(c.hostnqn(), c.subsystem().nqn(), hash, s.take_generated_psk());
+    skiff::log::get("nvmeof")->info(
+        "secure channel concatenation: {} host {} -> {} controller {}: TLS PSK {} from this authentication "
+        "({}); the host reconnects over TLS with it",
+        q.transport().peer_name(), c.hostnqn(), c.subsystem().nqn(), c.cntlid(),
+        s.secure_channel() == auth::kScNewTlsPsk ? "generated" : "replaced", auth::hash_name(s.hash()));
+}
+
 void apply(Request &req, AuthSession::Verdict v) {
     Queue &q = *req.queue;
     log_outcome(q, v, *q.auth_session());
-    if (v == AuthSession::Verdict::kAuthenticated) admit_authenticated(q);
+    if (v == AuthSession::Verdict::kAuthenticated) {
+        keep_generated_psks(q, *q.auth_session());
+        admit_authenticated(q);
+    }
     if (v == AuthSession::Verdict::kClose) {
         q.controller()->subsystem().host_events().auth_failed(q.controller()->hostnqn());
         q.request_disconnect("authentication failed");
@@ -57,7 +76,9 @@ void apply(Request &req, AuthSession::Verdict v) {
 AuthSession &session(Queue &q) {
     if (!q.auth_session()) {
         const Controller &c = *q.controller();
-        q.start_auth_session(std::make_unique<AuthSession>(c.auth(), c.hostnqn(), c.subsystem().nqn()));
+        auto s = std::make_unique<AuthSession>(c.auth(), c.hostnqn(), c.subsystem().nqn());
+        s->set_queue(q.qid() == 0, q.transport().tls_identity() != nullptr);
+        q.start_auth_session(std::move(s));
     }
     return *q.auth_session();
 }

@@ -3,6 +3,7 @@
 #include "skiff/nvmeof/auth/dhchap_response.hpp"
 #include "skiff/nvmeof/auth/hash.hpp"
 #include "skiff/nvmeof/auth/messages.hpp"
+#include "skiff/nvmeof/tls/generated_psk.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -32,6 +33,28 @@ std::optional<uint8_t> choose(const std::vector<uint8_t> &preferred, std::initia
     for (uint8_t id : preferred)
         if (host_has(id)) return id;
     return std::nullopt;
+}
+
+// The ids of `from` that `keep` accepts (all of `known` when `from` is empty).
+std::vector<uint8_t> only(const std::vector<uint8_t> &from, std::initializer_list<uint8_t> known,
+                          bool (*keep)(uint8_t)) {
+    std::vector<uint8_t> out;
+    if (from.empty()) {
+        for (uint8_t id : known)
+            if (keep(id)) out.push_back(id);
+        return out;
+    }
+    for (uint8_t id : from)
+        if (keep(id)) out.push_back(id);
+    return out;
+}
+
+bool keys_a_secure_channel(uint8_t hash) {
+    return tls::concat_hash(hash).has_value();
+}
+
+bool not_null_group(uint8_t group) {
+    return group != kDhNull;
 }
 
 std::string id_list(const uint8_t *ids, size_t n) {
@@ -71,6 +94,7 @@ AuthSession::Verdict AuthSession::fail(uint8_t explanation, std::string reason) 
     step_ = Step::kFailure1;
     dh_.reset();
     session_key_ = {};
+    generated_.clear();
     return Verdict::kContinue;
 }
 
@@ -119,6 +143,8 @@ AuthSession::Verdict AuthSession::negotiate(ByteView message) {
     session_key_ = {};
     c1_.clear();
     c2_.clear();
+    bidirectional_ = false;
+    generated_.clear();
     if (!policy_)
         return fail(kExplNotUsable, "the host asked to authenticate but no dhchap_key is configured for it");
     constexpr size_t kHead = offsetof(NegotiateMessage, protocols);
@@ -126,9 +152,9 @@ AuthSession::Verdict AuthSession::negotiate(ByteView message) {
         return fail(kExplIncorrectPayload, "AUTH_Negotiate of " + std::to_string(message.size()) +
                                                " bytes carries no protocol descriptor");
     const auto neg = read_as<NegotiateMessage>(message);
-    if (neg.sc_c != kScNone)
-        return fail(kExplConcatMismatch, "the host asked for secure channel concatenation (SC_C " +
-                                             std::to_string(neg.sc_c) + "), which skiff does not offer");
+    if (auto why = secure_channel_mismatch(neg.sc_c); !why.empty()) return fail(kExplConcatMismatch, why);
+    sc_c_ = neg.sc_c;
+    const bool concat = sc_c_ != kScNone;
     if (neg.napd == 0 || message.size() < kHead + neg.napd * sizeof(ProtocolDescriptor))
         return fail(kExplIncorrectPayload, "AUTH_Negotiate announces " + std::to_string(neg.napd) +
                                                " protocol descriptors but carries fewer");
@@ -141,11 +167,24 @@ AuthSession::Verdict AuthSession::negotiate(ByteView message) {
     if (!dhchap) return fail(kExplNotUsable, "the host offers no DH-HMAC-CHAP protocol descriptor");
     if (desc.halen > kMaxIds || desc.dhlen > kMaxIds)
         return fail(kExplIncorrectPayload, "the descriptor lists more than 30 hash or DH group ids");
-    auto hash = choose(policy_->hashes, all_hashes(), desc.idlist, desc.halen);
+    // Concatenation keys TLS with the hash (SHA-256 or SHA-384 only) and the DH exchange's secret
+    // (no NULL group): the choice is made among those.
+    auto hash = concat ? choose(only(policy_->hashes, all_hashes(), keys_a_secure_channel), {}, desc.idlist,
+                                desc.halen)
+                       : choose(policy_->hashes, all_hashes(), desc.idlist, desc.halen);
     if (!hash)
         return fail(kExplHashUnusable, "no hash function the host offers (" +
-                                           id_list(desc.idlist, desc.halen) + ") is allowed for it");
-    auto group = choose(policy_->dhgroups, all_dh_groups(), desc.idlist + kDhgroupListOffset, desc.dhlen);
+                                           id_list(desc.idlist, desc.halen) + ") is allowed for it" +
+                                           (concat ? " and keys a secure channel (sha256, sha384)" : ""));
+    auto group =
+        concat ? choose(only(policy_->dhgroups, all_dh_groups(), not_null_group), {},
+                        desc.idlist + kDhgroupListOffset, desc.dhlen)
+               : choose(policy_->dhgroups, all_dh_groups(), desc.idlist + kDhgroupListOffset, desc.dhlen);
+    if (!group && concat)
+        return fail(kExplConcatMismatch, "secure channel concatenation needs a DH group, and no group other "
+                                         "than null that the host offers (" +
+                                             id_list(desc.idlist + kDhgroupListOffset, desc.dhlen) +
+                                             ") is allowed for it");
     if (!group)
         return fail(kExplDhgroupUnusable, "no DH group the host offers (" +
                                               id_list(desc.idlist + kDhgroupListOffset, desc.dhlen) +
@@ -154,6 +193,18 @@ AuthSession::Verdict AuthSession::negotiate(ByteView message) {
     dhgroup_ = *group;
     step_ = Step::kChallenge;
     return Verdict::kContinue;
+}
+
+std::string AuthSession::secure_channel_mismatch(uint8_t sc_c) const {
+    if (sc_c == kScNone) return {};
+    const std::string asked =
+        "the host asked for secure channel concatenation (SC_C " + std::to_string(sc_c) + ")";
+    if (sc_c != kScNewTlsPsk && sc_c != kScReplaceTlsPsk)
+        return asked + ", a value skiff does not know (2: a new TLS PSK, 3: a replacement)";
+    if (!admin_queue_) return asked + " on an I/O queue (only the admin queue may)";
+    if (sc_c == kScNewTlsPsk && tls_) return asked + " for a new TLS PSK on a queue that already runs TLS";
+    if (sc_c == kScReplaceTlsPsk && !tls_) return asked + " to replace the TLS PSK of a queue without TLS";
+    return {};
 }
 
 AuthSession::Verdict AuthSession::write_challenge(std::span<uint8_t> out) {
@@ -212,9 +263,15 @@ AuthSession::Verdict AuthSession::reply(ByteView message) {
     }
     const Secret host_key = transform_dhchap_key(policy_->host_key, hostnqn_);
     const Bytes challenge = effective_challenge(hash_, session_key_.view(), c1_);
-    const Bytes expected = host_response({hash_, host_key.view(), challenge, s1_, tid_, hostnqn_, subnqn_});
+    const Bytes expected =
+        host_response({hash_, host_key.view(), challenge, s1_, tid_, hostnqn_, subnqn_, sc_c_});
     if (!equal_constant_time(expected, ByteView(rval, hl)))
         return fail(kExplFailed, "the host's response does not match its dhchap_key (wrong secret)");
+    // Concatenation keys the new PSK with both challenges: the host's C2 must come, with
+    // S2 = 0 unless it also asks the controller to authenticate.
+    if (sc_c_ != kScNone && !msg.cvalid)
+        return fail(kExplFailed, "secure channel concatenation without the host's challenge C2 in its Reply");
+    if (msg.cvalid && sc_c_ != kScNone) c2_.assign(cval, cval + hl);
     if (msg.cvalid && msg.seqnum != 0) {
         if (!policy_->ctrl_key)
             return fail(kExplFailed, "the host asks the controller to authenticate, but no dhchap_ctrl_key "
@@ -224,6 +281,7 @@ AuthSession::Verdict AuthSession::reply(ByteView message) {
                                                    " repeats the previous transaction's");
         c2_.assign(cval, cval + hl);
         s2_ = last_s2_ = msg.seqnum;
+        bidirectional_ = true;
     }
     step_ = Step::kSuccess1;
     return Verdict::kContinue;
@@ -231,7 +289,7 @@ AuthSession::Verdict AuthSession::reply(ByteView message) {
 
 AuthSession::Verdict AuthSession::write_success1(std::span<uint8_t> out) {
     const size_t hl = hash_length(hash_);
-    if (out.size() < sizeof(Success1Message) + (c2_.empty() ? 0 : hl)) {
+    if (out.size() < sizeof(Success1Message) + (bidirectional_ ? hl : 0)) {
         fail(kExplIncorrectPayload, "Authentication Receive allocation length " + std::to_string(out.size()) +
                                         " is too small for Success1");
         return write_failure1(out);
@@ -241,18 +299,22 @@ AuthSession::Verdict AuthSession::write_success1(std::span<uint8_t> out) {
     msg.hdr.auth_id = kMsgSuccess1;
     msg.hdr.t_id = tid_;
     msg.hl = static_cast<uint8_t>(hl);
-    if (!c2_.empty()) {
+    if (bidirectional_) {
         const Secret ctrl_key = transform_dhchap_key(*policy_->ctrl_key, subnqn_);
         const Bytes challenge = effective_challenge(hash_, session_key_.view(), c2_);
         const Bytes r2 =
-            controller_response({hash_, ctrl_key.view(), challenge, s2_, tid_, hostnqn_, subnqn_});
+            controller_response({hash_, ctrl_key.view(), challenge, s2_, tid_, hostnqn_, subnqn_, sc_c_});
         msg.rvalid = 1;
         std::memcpy(out.data() + sizeof(msg), r2.data(), hl);
     }
     std::memcpy(out.data(), &msg, sizeof(msg));
+    // The generated PSKs are made now, while the session key exists; they are handed out only
+    // once the whole transaction succeeded (after Success2 when bidirectional).
+    if (sc_c_ != kScNone)
+        generated_ = tls::generated_psk(*tls::concat_hash(hash_), session_key_.view(), c1_, c2_);
     dh_.reset();
     session_key_ = {};
-    if (!c2_.empty()) {
+    if (bidirectional_) {
         step_ = Step::kSuccess2;
         return Verdict::kContinue;
     }

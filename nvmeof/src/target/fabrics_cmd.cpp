@@ -87,6 +87,10 @@ void connect_admin(Request &req, const ConnectCmd &cmd, const nvmf_connect_data 
     // claims the host's NQN cannot read the host's discovery log (Target::discovery_auth).
     auto secrets = subsys->is_discovery() ? q.target().discovery_auth(hostnqn)
                                           : q.target().host_auth(hostnqn, subsys->nqn());
+    // A TLS session keyed by a PSK that this host's own DH-HMAC-CHAP generated (secure channel
+    // concatenation) carries that authentication: its controller does not ask for it again
+    // (nvmet neither). The identity named this host and subsystem (checked before).
+    if (const tls::PskIdentity *id = q.transport().tls_identity(); id && id->generated) secrets = nullptr;
     // Over the host's queue limit no controller is made: Controller Busy, the status the
     // specification gives "no controller available" (nvmet answers it when out of controller ids).
     QueueTicket ticket;

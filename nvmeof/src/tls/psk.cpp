@@ -133,12 +133,15 @@ std::string identity_digest(PskHash hash, const KeyBytes &retained, std::string_
 }
 
 std::optional<PskIdentity> parse_identity(std::string_view text) {
-    // "NVMe" version 'R' hh ' ' hostnqn ' ' subnqn [' ' digest]; NQNs contain no spaces.
-    if (text.size() < 9 || text.substr(0, 4) != "NVMe" || text[5] != 'R' || text[8] != ' ')
+    // "NVMe" version 'R'|'G' hh ' ' hostnqn ' ' subnqn [' ' digest]; NQNs contain no spaces.
+    if (text.size() < 9 || text.substr(0, 4) != "NVMe" || (text[5] != 'R' && text[5] != 'G') ||
+        text[8] != ' ')
         return std::nullopt;
     PskIdentity id;
     if (text[4] != '0' && text[4] != '1') return std::nullopt;
     id.version = text[4] - '0';
+    id.generated = text[5] == 'G';
+    if (id.generated && id.version != 1) return std::nullopt; // a generated PSK needs its digest
     std::string_view hh = text.substr(6, 2);
     if (hh == "01")
         id.hash = PskHash::kSha256;

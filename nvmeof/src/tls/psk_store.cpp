@@ -25,4 +25,19 @@ size_t PskStore::size() const {
     return keys_.size();
 }
 
+void PskStore::put_generated(const std::string &hostnqn, const std::string &subnqn, PskHash hash,
+                             KeyBytes generated) {
+    std::string digest = identity_digest(hash, generated, hostnqn, subnqn);
+    std::lock_guard lock(mu_);
+    generated_[{hostnqn, subnqn}] = Generated{hash, std::move(digest), std::move(generated)};
+}
+
+std::optional<KeyBytes> PskStore::find_generated(const std::string &hostnqn, const std::string &subnqn,
+                                                 PskHash hash, const std::string &digest) const {
+    std::lock_guard lock(mu_);
+    auto it = generated_.find({hostnqn, subnqn});
+    if (it == generated_.end() || it->second.hash != hash || it->second.digest != digest) return std::nullopt;
+    return it->second.key;
+}
+
 } // namespace skiff::nvmeof::tls

@@ -1,5 +1,6 @@
 #include "skiff/nvmeof/tls/tls_session.hpp"
 
+#include "skiff/nvmeof/tls/generated_psk.hpp"
 #include "skiff/nvmeof/tls/psk_binder.hpp"
 
 #include <openssl/err.h>
@@ -94,25 +95,45 @@ struct SessionCallbacks {
         self->identities_seen_ = 0;
     }
 
-    // The TLS PSK for this identity's retained PSK in the layout whose binder the ClientHello
-    // carries: RFC 8446's unless only the legacy one verifies (psk.hpp, PskDerivation).
-    static KeyBytes choose_key(TlsSession *self, PskHash hash, const ConfiguredPsk &configured,
-                               const std::string &hostnqn, std::string_view context, size_t index,
-                               PskDerivation first) {
+    // The TLS PSK for this identity in the layout whose binder the ClientHello carries: RFC
+    // 8446's unless only the legacy one verifies (psk.hpp, PskDerivation). input(d) is the PSK the
+    // TLS PSK is derived from in layout d (the retained PSK, or a generated one in either).
+    template <class Input>
+    static KeyBytes choose_key(TlsSession *self, PskHash hash, const Input &input, std::string_view context,
+                               size_t index, PskDerivation first) {
         PskDerivation other =
             first == PskDerivation::kRfc8446 ? PskDerivation::kNvmeCliLegacy : PskDerivation::kRfc8446;
-        KeyBytes key = tls_psk(hash, retained_psk(configured, hostnqn, first), context, first);
+        KeyBytes key = tls_psk(hash, input(first), context, first);
         self->derivation_ = first;
         auto binder = client_hello_binder(self->client_hello_, index);
         if (!binder || binder_matches(hash, key, self->client_hello_, *binder)) return key;
-        KeyBytes alt = tls_psk(hash, retained_psk(configured, hostnqn, other), context, other);
+        KeyBytes alt = tls_psk(hash, input(other), context, other);
         if (!binder_matches(hash, alt, self->client_hello_, *binder))
             return key; // a wrong key: OpenSSL says so
         self->derivation_ = other;
         return alt;
     }
 
-    // Target: the host's identity -> its host NQN's configured key -> the TLS PSK.
+    // A generated identity (secure channel concatenation): the PSK the host's DH-HMAC-CHAP left
+    // in the store, if the digest is its; the TLS PSK in either layout, as for configured keys.
+    static bool find_generated(TlsSession *self, SSL *ssl, const PskIdentity &id, size_t index,
+                               SSL_SESSION **sess) {
+        auto generated = self->store_->find_generated(id.hostnqn, id.subnqn, id.hash, id.digest);
+        if (!generated) {
+            self->error_ = "no generated TLS PSK of host " + id.hostnqn + " on " + id.subnqn +
+                           " has this digest (secure channel concatenation: authenticate with "
+                           "DH-HMAC-CHAP first)";
+            return false;
+        }
+        auto input = [&](PskDerivation) { return *generated; };
+        *sess = psk_session(ssl, id.hash,
+                            choose_key(self, id.hash, input, identity_context(id.hash, id.digest), index,
+                                       PskDerivation::kRfc8446));
+        return true;
+    }
+
+    // Target: the host's identity -> its host NQN's configured key (or the PSK its
+    // authentication generated) -> the TLS PSK.
     static int find(SSL *ssl, const unsigned char *id, size_t id_len, SSL_SESSION **sess) {
         auto *self = static_cast<TlsSession *>(SSL_get_app_data(ssl));
         *sess = nullptr;
@@ -121,8 +142,16 @@ struct SessionCallbacks {
         self->identity_.assign(reinterpret_cast<const char *>(id), id_len);
         auto parsed = parse_identity(self->identity_);
         if (!parsed) {
-            self->error_ = "PSK identity is not an NVMe/TCP identity (NVMe<v>R<hh> <hostnqn> <subnqn>)";
+            self->error_ =
+                "PSK identity is not an NVMe/TCP identity (NVMe<v><R|G><hh> <hostnqn> <subnqn>[ <digest>])";
             return 1; // no PSK: the handshake fails (there is no certificate to fall back on)
+        }
+        if (parsed->generated) {
+            if (!find_generated(self, ssl, *parsed, index, sess)) return 1;
+            if (!*sess) return 0;
+            self->peer_ = std::move(*parsed);
+            self->identity_known_ = true;
+            return 1;
         }
         auto configured = self->store_->find(parsed->hostnqn, parsed->subnqn);
         if (!configured) {
@@ -135,11 +164,11 @@ struct SessionCallbacks {
         }
         std::string context = self->identity_;
         PskDerivation first = PskDerivation::kRfc8446;
+        auto retained = [&](PskDerivation d) { return retained_psk(*configured, parsed->hostnqn, d); };
         if (parsed->version == 1) {
             // The digest is an HMAC keyed with the retained PSK: it tells the layout by itself.
             auto digest_with = [&](PskDerivation d) {
-                return identity_digest(parsed->hash, retained_psk(*configured, parsed->hostnqn, d),
-                                       parsed->hostnqn, parsed->subnqn);
+                return identity_digest(parsed->hash, retained(d), parsed->hostnqn, parsed->subnqn);
             };
             if (digest_with(PskDerivation::kRfc8446) != parsed->digest) {
                 if (digest_with(PskDerivation::kNvmeCliLegacy) != parsed->digest) {
@@ -149,11 +178,10 @@ struct SessionCallbacks {
                 }
                 first = PskDerivation::kNvmeCliLegacy;
             }
-            context = (parsed->hash == PskHash::kSha384 ? "02 " : "01 ") + parsed->digest;
+            context = identity_context(parsed->hash, parsed->digest);
         }
         *sess =
-            psk_session(ssl, parsed->hash,
-                        choose_key(self, parsed->hash, *configured, parsed->hostnqn, context, index, first));
+            psk_session(ssl, parsed->hash, choose_key(self, parsed->hash, retained, context, index, first));
         if (!*sess) return 0;
         self->peer_ = std::move(*parsed);
         self->identity_known_ = true;

@@ -8,7 +8,8 @@
 //   ctrl response R2 = HMAC-H(ctrl key', C2' || S2 || T_ID || SC_C || "Controller"
 //                                       || subsystem NQN || 00h || host NQN)
 //
-// where key' is the transformed secret (dhchap_key.hpp), S and T_ID little endian.
+// where key' is the transformed secret (dhchap_key.hpp), S and T_ID little endian, and SC_C the
+// one byte the host's AUTH_Negotiate asked for (0 without secure channel concatenation).
 #pragma once
 
 #include "skiff/nvmeof/auth/bytes.hpp"
@@ -29,6 +30,7 @@ struct ResponseInputs {
     uint16_t transaction;
     std::string_view hostnqn;
     std::string_view subnqn;
+    uint8_t sc_c = 0; // the transaction's SC_C: concatenation is part of what both sides sign
 };
 
 // R1: what the host proves it holds the host secret with.

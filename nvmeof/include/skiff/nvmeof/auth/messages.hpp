@@ -52,8 +52,13 @@ constexpr uint8_t kMsgFailure1 = 0xF1;
 
 // Authentication protocol id of DH-HMAC-CHAP in a protocol descriptor.
 constexpr uint8_t kAuthIdDhchap = 0x01;
-// Secure channel concatenation: none (the only value skiff accepts).
+// AUTH_Negotiate SC_C, secure channel concatenation: none; a new TLS PSK generated from this
+// authentication (admin queue without TLS); the same to replace the PSK of the TLS connection the
+// admin queue runs on. (01h, "secure channel" with no new PSK, is not a value nvmet or the
+// Linux host use; skiff answers it with a concatenation mismatch, as nvmet does.)
 constexpr uint8_t kScNone = 0x00;
+constexpr uint8_t kScNewTlsPsk = 0x02;
+constexpr uint8_t kScReplaceTlsPsk = 0x03;
 
 // AUTH_Failure reason code and its explanations.
 constexpr uint8_t kReasonFailed = 0x01;

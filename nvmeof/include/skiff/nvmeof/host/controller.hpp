@@ -113,6 +113,9 @@ class Controller {
     Result<DhchapResult> reauthenticate(uint16_t qid);
     // What the admin queue's authentication chose (nullopt: it did not authenticate).
     const std::optional<DhchapResult> &admin_auth() const { return admin_auth_; }
+    // With secure channel concatenation (DhchapOptions::concat): the generated identity every
+    // queue of this association offers, e.g. "NVMe1G01 <hostnqn> <subnqn> <digest>".
+    std::string tls_identity() const { return tls_ ? tls_->identity : std::string(); }
 
     // Stops/starts the background keep-alive (started by connect() when auto_keep_alive and KATO).
     void start_keep_alive();
@@ -139,6 +142,9 @@ class Controller {
   private:
     explicit Controller(const ConnectOptions &options) : options_(options) {}
     Status connect_admin();
+    // Secure channel concatenation: starts the association over on TLS with the PSK the plaintext
+    // admin queue's authentication generated.
+    Status restart_over_generated_tls();
     Status enable();
     Status connect_io_queues();
     // Authenticates a freshly connected queue when its Connect response set AUTHREQ.
@@ -154,6 +160,8 @@ class Controller {
     uint16_t cntlid_ = 0;
     uint16_t next_transaction_ = 1; // DH-HMAC-CHAP transaction ids, one per transaction
     std::optional<DhchapResult> admin_auth_;
+    // The TLS PSK every queue offers: the configured one, or the one concatenation generated.
+    std::optional<tls::SessionPsk> tls_;
     uint64_t cap_ = 0;
     nvme_id_ctrl id_ctrl_{};
     bool enabled_ = false; // CSTS.RDY seen: shutdown() then asks for CC.SHN

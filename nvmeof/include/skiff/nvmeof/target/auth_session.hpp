@@ -10,6 +10,11 @@
 //                           <-  Success1   success1: R2 when the host sent C2
 //   Success2                ->             success2 (bidirectional only)
 //
+// Secure channel concatenation (SC_C in AUTH_Negotiate; tls/generated_psk.hpp): on the admin
+// queue only, NEWTLSPSK without TLS or REPLACETLSPSK on TLS, with SHA-256 or SHA-384 and a DH
+// group (never NULL), and the host's challenge C2 in its Reply; once authenticated the session
+// hands out the generated PSK (take_generated_psk).
+//
 // Any message out of order, with a wrong transaction id or a malformed payload turns the
 // session into a pending AUTH_Failure1 (with the reason code), delivered on the next Receive;
 // then the queue closes. An AUTH_Failure2 from the host closes it at once.
@@ -23,6 +28,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 namespace skiff::nvmeof::target {
 
@@ -42,16 +48,30 @@ class AuthSession {
     // Fills an Authentication Receive buffer (zeroed by the caller, `out.size()` = AL).
     Verdict on_receive(std::span<uint8_t> out);
 
+    // The queue this session runs on: concatenation is for the admin queue, NEWTLSPSK without TLS
+    // and REPLACETLSPSK on it. Default: an admin queue without TLS.
+    void set_queue(bool admin_queue, bool tls) {
+        admin_queue_ = admin_queue;
+        tls_ = tls;
+    }
+
     // Why the session failed (for the log; never contains key material).
     const std::string &failure_reason() const { return reason_; }
     uint8_t hash() const { return hash_; }
     uint8_t dh_group() const { return dhgroup_; }
-    bool bidirectional() const { return !c2_.empty(); }
+    bool bidirectional() const { return bidirectional_; }
+    // The SC_C the host negotiated (auth::kScNone when it asked for no concatenation).
+    uint8_t secure_channel() const { return sc_c_; }
+    // After an authentication with concatenation: the generated PSK (tls/generated_psk.hpp); empty
+    // otherwise, and after the first call.
+    auth::KeyBytes take_generated_psk() { return std::exchange(generated_, {}); }
 
   private:
     enum class Step { kNegotiate, kChallenge, kReply, kSuccess1, kSuccess2, kFailure1, kDone };
 
     Verdict negotiate(auth::ByteView message);
+    // Empty when SC_C fits this queue, else why not.
+    std::string secure_channel_mismatch(uint8_t sc_c) const;
     Verdict reply(auth::ByteView message);
     Verdict write_challenge(std::span<uint8_t> out);
     Verdict write_success1(std::span<uint8_t> out);
@@ -72,6 +92,10 @@ class AuthSession {
     uint32_t s1_ = 0, s2_ = 0, last_s2_ = 0;
     std::optional<auth::DhKeyPair> dh_;
     auth::Secret session_key_;
+    bool admin_queue_ = true, tls_ = false;
+    uint8_t sc_c_ = 0;
+    bool bidirectional_ = false;
+    auth::KeyBytes generated_;
 };
 
 } // namespace skiff::nvmeof::target

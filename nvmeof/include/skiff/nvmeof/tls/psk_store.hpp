@@ -1,4 +1,4 @@
-// The configured PSKs the target accepts, keyed by (host NQN, subsystem NQN) like the
+// The PSKs the target accepts: the configured ones, keyed by (host NQN, subsystem NQN) like the
 // DH-HMAC-CHAP secrets: an entry with an empty subsystem NQN applies to every subsystem, one
 // naming a subsystem overrides it there. Read at TLS handshakes (never per I/O); replaced
 // whole by the configuration and skiff-ctl while the target runs. Keys never leave this store
@@ -26,9 +26,24 @@ class PskStore {
     bool has_host(const std::string &hostnqn) const;
     size_t size() const;
 
+    // Secure channel concatenation: the PSK a host's DH-HMAC-CHAP generated (generated_psk.hpp),
+    // kept in memory only. The host's next concatenation on the same subsystem replaces it, so
+    // there is at most one per authenticated host and subsystem.
+    void put_generated(const std::string &hostnqn, const std::string &subnqn, PskHash hash,
+                       KeyBytes generated);
+    // The generated PSK whose identity digest is `digest`.
+    std::optional<KeyBytes> find_generated(const std::string &hostnqn, const std::string &subnqn,
+                                           PskHash hash, const std::string &digest) const;
+
   private:
+    struct Generated {
+        PskHash hash;
+        std::string digest;
+        KeyBytes key;
+    };
     mutable std::mutex mu_;
     Map keys_;
+    std::map<std::pair<std::string, std::string>, Generated> generated_;
 };
 
 } // namespace skiff::nvmeof::tls
