@@ -110,8 +110,7 @@ exit $rc
 ' &
 gpid=$!
 rc=0
-# The guest boots first: allow it the whole VM timeout (a loaded host makes a TCG boot slow).
-if wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$work/no-auth" ]; then
+if lab_guest_keys_ready "$work/no-auth"; then
   mapfile -t keys <"$work/keys"
   "$ctl" --socket "$sock" host add "$nqn" "$host_a" --dhchap-key "${keys[0]}" --dhchap-hash sha256 \
     --dhchap-dhgroup null >/dev/null || rc=1

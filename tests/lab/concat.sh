@@ -58,8 +58,7 @@ if ! grep -q concat /dev/nvme-fabrics 2>/dev/null || ! command -v tlshd >/dev/nu
 fi
 echo "kernel $(uname -r), $(nvme version | head -n 1), $(tlshd --version 2>&1 | head -n 1)"
 # tlshd does the handshakes of both the host and nvmet; the kernel puts the generated PSKs in .nvme.
-printf "[debug]\nloglevel=1\ntls=1\nnl=0\n[authenticate]\nkeyrings=.nvme\n" >/etc/tlshd.conf
-tlshd -s >"$WORK/tlshd.log" 2>&1 &
+lab_tlshd_start "$WORK/tlshd.log"
 key_a=$(nvme gen-dhchap-key -m 1 -n "$HOST_A") || { echo "FAIL: nvme gen-dhchap-key"; exit 1; }
 echo "$key_a" >"$WORK/key-a"
 touch "$WORK/keys-ready"
@@ -104,8 +103,7 @@ exit $rc
 ' &
 gpid=$!
 rc=0
-# The guest boots first: allow it the whole VM timeout (a loaded host makes a TCG boot slow).
-if wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$work/no-concat" ]; then
+if lab_guest_keys_ready "$work/no-concat"; then
   chmod 600 "$work/key-a"
   "$ctl" --socket "$sock" host add "$nqn" "$host_a" --dhchap-key "$(cat "$work/key-a")" >/dev/null || rc=1
   touch "$work/secrets-set"

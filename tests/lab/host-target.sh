@@ -71,3 +71,10 @@ wait_file() { # wait_file PATH TENTHS
   done
   return 1
 }
+
+# The guest wrote $work/keys-ready and not SKIP-FILE (which it writes first when it cannot run
+# the test). The guest boots first: this allows it the whole VM timeout (a loaded host makes a
+# TCG boot slow).
+lab_guest_keys_ready() { # lab_guest_keys_ready SKIP-FILE
+  wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$1" ]
+}

@@ -58,10 +58,7 @@ if [ ! -e /sys/module/nvme_tcp/parameters/tls_handshake_timeout ] || ! command -
   exit 77
 fi
 echo "kernel $(uname -r), $(nvme version | head -n 1), $(tlshd --version 2>&1 | head -n 1)"
-# tlshd does the TLS handshakes the kernel hands up (net/handshake); it links the .nvme keyring,
-# where nvme-cli puts the TLS PSKs, into its session keyring.
-printf "[debug]\nloglevel=1\ntls=1\nnl=0\n[authenticate]\nkeyrings=.nvme\n" >/etc/tlshd.conf
-tlshd -s >"$WORK/tlshd.log" 2>&1 &
+lab_tlshd_start "$WORK/tlshd.log"
 discovery=nqn.2014-08.org.nvmexpress.discovery
 # gen-tls-key prints the configured PSK in the interchange format; with --insert it also derives
 # the retained and the TLS PSK for this host and subsystem and stores that in .nvme under the
@@ -120,8 +117,7 @@ exit $rc
 ' &
 gpid=$!
 rc=0
-# The guest boots first: allow it the whole VM timeout (a loaded host makes a TCG boot slow).
-if wait_file "$work/keys-ready" $((${LAB_TIMEOUT:-400} * 10)) && [ ! -e "$work/no-tls" ]; then
+if lab_guest_keys_ready "$work/no-tls"; then
   key_a="$(cat "$work/key-a")"
   # phase 4's target, inside the guest; host A's key in its configuration
   cat >"$work/guest-target.json" <<JSON

@@ -122,6 +122,14 @@ lab_wait_listen() {
 
 # Polls COND (a shell condition, eval'ed) every 0.1 s until it holds; 1 after TENTHS tries
 # (default 600: a minute).
+# tlshd (ktls-utils) in the background, logging to LOG: it does the TLS handshakes the kernel's
+# NVMe host and target hand up (net/handshake), with the .nvme keyring linked, where nvme-cli and
+# the kernel put the TLS PSKs.
+lab_tlshd_start() { # lab_tlshd_start LOG
+  printf "[debug]\nloglevel=1\ntls=1\nnl=0\n[authenticate]\nkeyrings=.nvme\n" >/etc/tlshd.conf
+  tlshd -s >"$1" 2>&1 &
+}
+
 lab_wait_for() { # lab_wait_for COND [TENTHS]
   local _lab_try # (a name COND will not use: it runs in this function's scope)
   for ((_lab_try = 0; _lab_try < ${2:-600}; _lab_try++)); do
