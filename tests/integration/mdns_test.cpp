@@ -28,15 +28,22 @@ TEST_F(MdnsTest, WithoutAvahiDaemonTheTargetServesAndSaysTheAnnouncementWaits) {
     io_port_ = free_port();
     disc_port_ = free_port();
     launch_target({"--mdns"});
-    if (!target_->started() && target_->log().find("without Avahi's client library") != std::string::npos) {
-        const std::string log = target_->log();
+    // A build without Avahi's client library refuses --mdns. It says so after its listeners
+    // opened (under qemu-user the port can be seen before the refusal), so look for the line
+    // whether or not the target seemed to start.
+    auto skip_without_avahi = [&] {
+        if (target_->log().find("without Avahi's client library") == std::string::npos) return false;
         target_.reset();
-        GTEST_SKIP() << "this build has no Avahi client library (libavahi-client-dev): " << log;
-    }
+        return true;
+    };
+    if (!target_->started() && skip_without_avahi())
+        GTEST_SKIP() << "this build has no Avahi client library (libavahi-client-dev)";
     ASSERT_TRUE(target_->started()) << target_->log();
     // Either no daemon (CI) or, on a machine that runs one, the announcement made.
     const bool waits = log_says(*target_, "mDNS: avahi-daemon is not running");
     const bool announced = !waits && log_says(*target_, "mDNS: announcing \"skiff-target on ");
+    if (!waits && !announced && skip_without_avahi())
+        GTEST_SKIP() << "this build has no Avahi client library (libavahi-client-dev)";
     EXPECT_TRUE(waits || announced) << target_->log();
     expect_io_through(io_port_);
 }
