@@ -48,7 +48,7 @@ void admit_authenticated(Queue &q) {
 // Secure channel concatenation: the PSK this authentication generated goes to the target's
 // store, where the host's TLS connections find it by their identity's digest (the host
 // reconnects over TLS with "NVMe1G<hh> <hostnqn> <subnqn> <digest>").
-void keep_generated_psks(Queue &q, AuthSession &s) {
+void keep_generated_psk(Queue &q, AuthSession &s) {
     if (s.secure_channel() == auth::kScNone) return;
     const Controller &c = *q.controller();
     const tls::PskHash hash = *tls::concat_hash(s.hash());
@@ -64,7 +64,7 @@ void apply(Request &req, AuthSession::Verdict v) {
     Queue &q = *req.queue;
     log_outcome(q, v, *q.auth_session());
     if (v == AuthSession::Verdict::kAuthenticated) {
-        keep_generated_psks(q, *q.auth_session());
+        keep_generated_psk(q, *q.auth_session());
         admit_authenticated(q);
     }
     if (v == AuthSession::Verdict::kClose) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 namespace skiff::nvmeof::target {
 
@@ -38,14 +39,9 @@ std::optional<uint8_t> choose(const std::vector<uint8_t> &preferred, std::initia
 // The ids of `from` that `keep` accepts (all of `known` when `from` is empty).
 std::vector<uint8_t> only(const std::vector<uint8_t> &from, std::initializer_list<uint8_t> known,
                           bool (*keep)(uint8_t)) {
+    const std::vector<uint8_t> all = from.empty() ? std::vector<uint8_t>(known) : from;
     std::vector<uint8_t> out;
-    if (from.empty()) {
-        for (uint8_t id : known)
-            if (keep(id)) out.push_back(id);
-        return out;
-    }
-    for (uint8_t id : from)
-        if (keep(id)) out.push_back(id);
+    std::copy_if(all.begin(), all.end(), std::back_inserter(out), keep);
     return out;
 }
 
@@ -271,7 +267,6 @@ AuthSession::Verdict AuthSession::reply(ByteView message) {
     // S2 = 0 unless it also asks the controller to authenticate.
     if (sc_c_ != kScNone && !msg.cvalid)
         return fail(kExplFailed, "secure channel concatenation without the host's challenge C2 in its Reply");
-    if (msg.cvalid && sc_c_ != kScNone) c2_.assign(cval, cval + hl);
     if (msg.cvalid && msg.seqnum != 0) {
         if (!policy_->ctrl_key)
             return fail(kExplFailed, "the host asks the controller to authenticate, but no dhchap_ctrl_key "
@@ -279,10 +274,10 @@ AuthSession::Verdict AuthSession::reply(ByteView message) {
         if (msg.seqnum == last_s2_)
             return fail(kExplIncorrectPayload, "the host's sequence number " + std::to_string(msg.seqnum) +
                                                    " repeats the previous transaction's");
-        c2_.assign(cval, cval + hl);
         s2_ = last_s2_ = msg.seqnum;
         bidirectional_ = true;
     }
+    if (bidirectional_ || sc_c_ != kScNone) c2_.assign(cval, cval + hl);
     step_ = Step::kSuccess1;
     return Verdict::kContinue;
 }
@@ -308,8 +303,8 @@ AuthSession::Verdict AuthSession::write_success1(std::span<uint8_t> out) {
         std::memcpy(out.data() + sizeof(msg), r2.data(), hl);
     }
     std::memcpy(out.data(), &msg, sizeof(msg));
-    // The generated PSKs are made now, while the session key exists; they are handed out only
-    // once the whole transaction succeeded (after Success2 when bidirectional).
+    // The generated PSK is made now, while the session key exists; it is handed out only once
+    // the whole transaction succeeded (after Success2 when bidirectional).
     if (sc_c_ != kScNone)
         generated_ = tls::generated_psk(*tls::concat_hash(hash_), session_key_.view(), c1_, c2_);
     dh_.reset();
