@@ -7,6 +7,7 @@
 #include "../support/build_paths.hpp"
 #include "target_fixture.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -115,10 +116,16 @@ TEST_F(IoStatsTest, StatsDuringASkiffPerfRunAgreeWithItsCounts) {
         for (const char *op : {"read", "write"}) {
             const json &o = ns[op];
             const uint64_t n = o["commands"].get<uint64_t>();
-            // Every command of skiff-perf moved 4 KiB and succeeded.
-            EXPECT_EQ(o["bytes"].get<uint64_t>(), n * 4096) << op << ": " << s;
+            // Every command of skiff-perf moved 4 KiB and succeeded. The target reads a snapshot's
+            // counters one after the other while I/O runs (io_stats.hpp), so within a sample the
+            // bytes may count a few commands more or fewer than "commands" (seen: 3 of 7370
+            // under qemu-user); the totals after the run, below, agree exactly.
+            const uint64_t bytes = o["bytes"].get<uint64_t>();
+            EXPECT_EQ(bytes % 4096, 0u) << op << ": " << s;
+            const double by_bytes = double(bytes / 4096), slack = std::max(8.0, double(n) / 100);
+            EXPECT_NEAR(by_bytes, double(n), slack) << op << ": " << s;
             EXPECT_NEAR(o["iops"].get<double>(), double(n) / interval, 1e-6 * (1 + double(n))) << op;
-            EXPECT_NEAR(o["mb_per_s"].get<double>(), double(n) * 4096 / interval / 1e6, 1e-6) << op;
+            EXPECT_NEAR(o["mb_per_s"].get<double>(), double(bytes) / interval / 1e6, 1e-6) << op;
             // The only host did everything the namespace saw.
             EXPECT_EQ(host[op]["commands"], o["commands"]) << op << ": " << s;
             EXPECT_EQ(host[op]["bytes"], o["bytes"]) << op << ": " << s;

@@ -11,6 +11,10 @@
 //
 // time_ns is CLOCK_MONOTONIC on the target; latency_buckets has one count per bound and a last
 // one for everything slower (not cumulative). "other" has bytes 0.
+// The data path keeps counting while a snapshot is read (relaxed single-writer counters, no
+// lock: nvmeof/include/skiff/nvmeof/target/namespace_io_metrics.hpp), one counter after the
+// other: a snapshot taken during I/O may count in "bytes" a command that its "commands" does
+// not show yet, or the other way round. Snapshots taken while no I/O completes agree exactly.
 #pragma once
 
 #include "skiff/core/status.hpp"
