@@ -148,6 +148,12 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_dpa_handle(struct doca_dpa *dpa, doc
 /** Emulation limits: 128 threads per kernel launch; kernel run time 10 s (not enforced). */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_max_threads_per_kernel(const struct doca_dpa *dpa,
                                                                    unsigned int *value);
+/** The EUs as a BlueField-3 DPA has them: 16 cores of 16 EUs, 256 in all (EU ids 0..255, the
+ *  ids doca_dpa_eu_affinity_set takes; the emulation runs them on its workers). */
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_core_num(const struct doca_dpa *dpa, unsigned int *num_cores);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_num_eus_per_core(const struct doca_dpa *dpa, unsigned int *num_eus);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_total_num_eus_available(const struct doca_dpa *dpa,
+                                                                    unsigned int *num_eus);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_kernel_max_run_time(const struct doca_dpa *dpa,
                                                                 unsigned long long *value);
 /** Total DPA threads of the process (thread objects + running launch threads): 256, checked. */

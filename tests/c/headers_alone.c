@@ -12,6 +12,7 @@ int header_doca_buf(void);
 int header_doca_buf_array(void);
 int header_doca_buf_inventory(void);
 int header_doca_buf_pool(void);
+int header_doca_clock(void);
 int header_doca_comch(void);
 int header_doca_comch_consumer(void);
 int header_doca_comch_producer(void);
@@ -28,6 +29,7 @@ int header_doca_error(void);
 int header_doca_graph(void);
 int header_doca_log(void);
 int header_doca_mmap(void);
+int header_doca_mmap_advise(void);
 int header_doca_pe(void);
 int header_doca_rdma(void);
 int header_doca_sync_event(void);
@@ -45,6 +47,7 @@ static const struct {
     {"doca_buf_array", header_doca_buf_array},
     {"doca_buf_inventory", header_doca_buf_inventory},
     {"doca_buf_pool", header_doca_buf_pool},
+    {"doca_clock", header_doca_clock},
     {"doca_comch", header_doca_comch},
     {"doca_comch_consumer", header_doca_comch_consumer},
     {"doca_comch_producer", header_doca_comch_producer},
@@ -61,6 +64,7 @@ static const struct {
     {"doca_graph", header_doca_graph},
     {"doca_log", header_doca_log},
     {"doca_mmap", header_doca_mmap},
+    {"doca_mmap_advise", header_doca_mmap_advise},
     {"doca_pe", header_doca_pe},
     {"doca_rdma", header_doca_rdma},
     {"doca_sync_event", header_doca_sync_event},

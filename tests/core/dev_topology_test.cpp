@@ -108,6 +108,53 @@ TEST(DevTopology, PropertyBufferTooSmallIsInvalidValue) {
     EXPECT_EQ(mac[0] & 0x02, 0x02); // locally administered
 }
 
+// NVIDIA's samples (DOCA 3.x common.c) skip SFs by their function type when they look for a PF,
+// and open an SF by its index.
+TEST(DevTopology, FunctionTypeAndSfIndexNameTheDefaultTopologysFunctions) {
+    ScopedEnv side("SKIFF_SIDE", "dpu");
+    DevList l;
+    ASSERT_EQ(l.status, DOCA_SUCCESS);
+    doca_pci_func_type type{};
+    uint32_t sf_index = 99;
+    ASSERT_EQ(doca_devinfo_get_pci_func_type(l.by_iface("p0"), &type), DOCA_SUCCESS);
+    EXPECT_EQ(type, DOCA_PCI_FUNC_TYPE_PF);
+    EXPECT_EQ(doca_devinfo_get_sf_index(l.by_iface("p0"), &sf_index), DOCA_ERROR_NOT_SUPPORTED);
+    EXPECT_EQ(sf_index, 99u) << "untouched on failure";
+    ASSERT_EQ(doca_devinfo_get_pci_func_type(l.by_iface("en3f0pf0sf0"), &type), DOCA_SUCCESS);
+    EXPECT_EQ(type, DOCA_PCI_FUNC_TYPE_SF);
+    ASSERT_EQ(doca_devinfo_get_sf_index(l.by_iface("en3f0pf0sf0"), &sf_index), DOCA_SUCCESS);
+    EXPECT_EQ(sf_index, 0u);
+    EXPECT_EQ(doca_devinfo_get_pci_func_type(nullptr, &type), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_devinfo_get_pci_func_type(l.list[0], nullptr), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_devinfo_get_sf_index(l.list[0], nullptr), DOCA_ERROR_INVALID_VALUE);
+
+    ScopedEnv host("SKIFF_SIDE", "host");
+    DevList h;
+    ASSERT_EQ(h.status, DOCA_SUCCESS);
+    ASSERT_EQ(doca_devinfo_get_pci_func_type(h.by_iface("ens1f0v0"), &type), DOCA_SUCCESS);
+    EXPECT_EQ(type, DOCA_PCI_FUNC_TYPE_VF);
+}
+
+TEST(DevTopology, ATopologyFileGivesAnSfItsIndexAndRefusesOneOnAPf) {
+    std::string path = write_temp(R"({"side":"dpu","dpu":[{"name":"p0","pci":"03:00.0"},
+        {"name":"p0s7","pci":"03:00.0","type":"sf","sf_index":7}]})");
+    ScopedEnv topo("SKIFF_TOPOLOGY", path);
+    ScopedEnv side("SKIFF_SIDE", "dpu");
+    DevList l;
+    ASSERT_EQ(l.status, DOCA_SUCCESS);
+    uint32_t sf_index = 0;
+    ASSERT_EQ(doca_devinfo_get_sf_index(l.by_iface("p0s7"), &sf_index), DOCA_SUCCESS);
+    EXPECT_EQ(sf_index, 7u);
+    for (const char *bad : {R"({"dpu":[{"name":"p0","pci":"03:00.0","sf_index":1}]})",
+                            R"({"dpu":[{"name":"s","pci":"03:00.0","type":"sf","sf_index":-1}]})",
+                            R"({"dpu":[{"name":"s","pci":"03:00.0","type":"sf","sf_index":"1"}]})"}) {
+        std::ofstream(path) << bad;
+        DevList refused;
+        EXPECT_EQ(refused.status, DOCA_ERROR_INVALID_VALUE) << bad;
+    }
+    std::remove(path.c_str());
+}
+
 TEST(DevTopology, Rule6_DevinfoListIsASnapshotOfTheTopologyFile) {
     std::string path = write_temp(R"({"side":"dpu","dpu":[{"name":"p0","pci":"03:00.0"}]})");
     ScopedEnv topo("SKIFF_TOPOLOGY", path);

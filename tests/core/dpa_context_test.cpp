@@ -101,6 +101,26 @@ TEST_F(DpaContext, CreationNeedsAPfWithDpaAndAnApplication) {
     EXPECT_STREQ(name, "dpa_test");
 }
 
+// DOCA 3.x programs (dpa_nvqual) size their work by the EUs: every EU id an affinity may name.
+TEST_F(DpaContext, CoresAndEusAreThoseOfABlueField3Dpa) {
+    start();
+    unsigned cores = 0, per_core = 0, total = 0;
+    ASSERT_EQ(doca_dpa_get_core_num(dpa, &cores), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_get_num_eus_per_core(dpa, &per_core), DOCA_SUCCESS);
+    ASSERT_EQ(doca_dpa_get_total_num_eus_available(dpa, &total), DOCA_SUCCESS);
+    EXPECT_EQ(cores, 16u);
+    EXPECT_EQ(per_core, 16u);
+    EXPECT_EQ(total, cores * per_core);
+    doca_dpa_eu_affinity *affinity = nullptr;
+    ASSERT_EQ(doca_dpa_eu_affinity_create(dpa, &affinity), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_eu_affinity_set(affinity, total - 1), DOCA_SUCCESS)
+        << "the last EU is one an affinity names";
+    EXPECT_NE(doca_dpa_eu_affinity_set(affinity, total), DOCA_SUCCESS) << "and no further";
+    EXPECT_EQ(doca_dpa_eu_affinity_destroy(affinity), DOCA_SUCCESS);
+    EXPECT_EQ(doca_dpa_get_total_num_eus_available(nullptr, &total), DOCA_ERROR_INVALID_VALUE);
+    EXPECT_EQ(doca_dpa_get_core_num(dpa, nullptr), DOCA_ERROR_INVALID_VALUE);
+}
+
 TEST_F(DpaContext, HeapMemoryAllocCopySetFree) {
     start();
     doca_dpa_dev_uintptr_t p = 0;

@@ -111,6 +111,25 @@ doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8
     return DOCA_SUCCESS;
 }
 
+doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
+                                            enum doca_pci_func_type *pci_func_type) {
+    if (devinfo == nullptr || pci_func_type == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    *pci_func_type = devinfo->desc.func_type;
+    return DOCA_SUCCESS;
+}
+
+// Only a sub function has an SF index; NVIDIA's samples ask only after the type said SF.
+doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index) {
+    if (devinfo == nullptr || sf_index == nullptr) return DOCA_ERROR_INVALID_VALUE;
+    if (devinfo->desc.func_type != DOCA_PCI_FUNC_TYPE_SF) {
+        skiff::log::get("dev")->debug("doca_devinfo_get_sf_index: {} is not a sub function",
+                                      devinfo->desc.name);
+        return DOCA_ERROR_NOT_SUPPORTED;
+    }
+    *sf_index = devinfo->desc.sf_index;
+    return DOCA_SUCCESS;
+}
+
 doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name,
                                          uint32_t size) {
     if (devinfo == nullptr) return DOCA_ERROR_INVALID_VALUE;

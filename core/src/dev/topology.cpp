@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <arpa/inet.h>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -164,6 +165,14 @@ Result<DeviceDesc> parse_device(const json &j, Side side, size_t index, const st
     }
     DeviceDesc d = make_device(side, name, pci, type, j.value("iface", name), caps);
     d.vuid = j.value("vuid", d.vuid);
+    if (j.contains("sf_index")) {
+        if (type != DOCA_PCI_FUNC_TYPE_SF)
+            return bad(origin, where + ": only an SF (\"type\": \"sf\") has an sf_index");
+        if (!j["sf_index"].is_number_unsigned() || j["sf_index"].get<uint64_t>() > UINT32_MAX)
+            return bad(origin,
+                       where + " has sf_index " + j["sf_index"].dump() + "; expected a number 0..4294967295");
+        d.sf_index = j["sf_index"].get<uint32_t>();
+    }
     if (j.contains("mac")) {
         auto mac = j["mac"].is_string() ? parse_mac(j["mac"].get<std::string>()) : std::nullopt;
         if (!mac)

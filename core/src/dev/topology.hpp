@@ -43,6 +43,7 @@ struct DeviceDesc {
     Side side = Side::dpu;
     std::string pci_addr; // normalized
     doca_pci_func_type func_type = DOCA_PCI_FUNC_TYPE_PF;
+    uint32_t sf_index = 0; // an SF's number under its parent PF (doca_devinfo_get_sf_index); SFs only
     std::string iface_name;
     std::string ibdev_name; // empty for an emulated function unless its topology entry names one ("ibdev")
     std::string vuid;

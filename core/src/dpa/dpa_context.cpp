@@ -210,6 +210,25 @@ doca_error_t doca_dpa_get_max_threads_per_kernel(const doca_dpa *dpa, unsigned i
     return DOCA_SUCCESS;
 }
 
+doca_error_t doca_dpa_get_core_num(const doca_dpa *dpa, unsigned int *num_cores) {
+    if (!dpa || !num_cores) return DOCA_ERROR_INVALID_VALUE;
+    *num_cores = skiff::core::dpa::kNumCores;
+    return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dpa_get_num_eus_per_core(const doca_dpa *dpa, unsigned int *num_eus) {
+    if (!dpa || !num_eus) return DOCA_ERROR_INVALID_VALUE;
+    *num_eus = skiff::core::dpa::kEusPerCore;
+    return DOCA_SUCCESS;
+}
+
+// Every EU id an affinity may name (0..kMaxEuId); the emulation runs them on its workers.
+doca_error_t doca_dpa_get_total_num_eus_available(const doca_dpa *dpa, unsigned int *num_eus) {
+    if (!dpa || !num_eus) return DOCA_ERROR_INVALID_VALUE;
+    *num_eus = skiff::core::dpa::kNumCores * skiff::core::dpa::kEusPerCore;
+    return DOCA_SUCCESS;
+}
+
 doca_error_t doca_dpa_get_kernel_max_run_time(const doca_dpa *dpa, unsigned long long *value) {
     if (!dpa || !value) return DOCA_ERROR_INVALID_VALUE;
     *value = skiff::core::dpa::kKernelMaxRunTimeSec;

@@ -29,6 +29,11 @@ constexpr unsigned long long kKernelMaxRunTimeSec = 10;
 constexpr unsigned kMaxEus = 64;
 constexpr unsigned kMaxQueueSize = 65536;
 constexpr unsigned kMaxEuId = 255;
+// The EU id space above as a BlueField-3 DPA lays it out: 16 cores of 16 EUs each (what
+// doca_dpa_get_core_num, _get_num_eus_per_core and _get_total_num_eus_available report).
+constexpr unsigned kNumCores = 16;
+constexpr unsigned kEusPerCore = 16;
+static_assert(kNumCores * kEusPerCore == kMaxEuId + 1, "every EU id names one EU");
 // DPA sync-event values a DPA may wait for: [0, 254].
 constexpr uint64_t kMaxDpaEventValue = 254;
 
