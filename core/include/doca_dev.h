@@ -86,7 +86,8 @@ DOCA_STABLE doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *de
 DOCA_STABLE doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
                                                         enum doca_pci_func_type *pci_func_type);
 /** A sub function's SF index (topology "sf_index", default 0); NOT_SUPPORTED for a PF or VF. */
-DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index);
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo,
+                                                         uint32_t *sf_index);
 DOCA_STABLE doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name,
                                                      uint32_t size);
 /** The rdma-core device name; an empty string for an emulated function without one. */

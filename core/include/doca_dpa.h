@@ -151,7 +151,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_max_threads_per_kernel(const struct 
 /** The EUs as a BlueField-3 DPA has them: 16 cores of 16 EUs, 256 in all (EU ids 0..255, the
  *  ids doca_dpa_eu_affinity_set takes; the emulation runs them on its workers). */
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_core_num(const struct doca_dpa *dpa, unsigned int *num_cores);
-DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_num_eus_per_core(const struct doca_dpa *dpa, unsigned int *num_eus);
+DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_num_eus_per_core(const struct doca_dpa *dpa,
+                                                             unsigned int *num_eus);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_total_num_eus_available(const struct doca_dpa *dpa,
                                                                     unsigned int *num_eus);
 DOCA_EXPERIMENTAL doca_error_t doca_dpa_get_kernel_max_run_time(const struct doca_dpa *dpa,

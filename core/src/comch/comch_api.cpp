@@ -3,6 +3,7 @@
 #include "comch/server.hpp"
 #include "comch/socket_path.hpp"
 #include "dev/device.hpp"
+#include "exec/ctx_destroy.hpp"
 #include "exec/live_objects.hpp"
 
 #include <cstring>
@@ -33,19 +34,7 @@ bool valid_name(const char *name, const char *who) {
 }
 
 doca_error_t destroy(Endpoint *ep, const char *who) {
-    if (ep == nullptr) return DOCA_ERROR_INVALID_VALUE;
-    auto &live = skiff::core::live_exec_objects();
-    if (!live.remove(ep)) {
-        logger().error("{}: {} is not a live comch context (destroyed twice?)", who, static_cast<void *>(ep));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    if (ep->state() != DOCA_CTX_STATE_IDLE) {
-        live.add(ep);
-        logger().error("{}: the ctx is not IDLE; stop it and progress until IDLE first", who);
-        return DOCA_ERROR_IN_USE;
-    }
-    delete ep;
-    return DOCA_SUCCESS;
+    return skiff::core::destroy_idle_ctx(ep, logger(), who, "comch context");
 }
 
 doca_error_t cap_value(const doca_devinfo *devinfo, uint32_t *out, uint32_t value) {

@@ -5,6 +5,7 @@
 #include "dev/dev_caps.hpp"
 #include "dma/dma_limits.hpp"
 #include "dma/memcpy_op.hpp"
+#include "exec/ctx_destroy.hpp"
 #include "exec/live_objects.hpp"
 
 #include <skiff/core/log.hpp>
@@ -96,19 +97,7 @@ doca_error_t doca_dma_create(doca_dev *dev, doca_dma **dma) {
 }
 
 doca_error_t doca_dma_destroy(doca_dma *dma) {
-    if (!dma) return DOCA_ERROR_INVALID_VALUE;
-    if (!skiff::core::live_exec_objects().remove(dma)) {
-        logger().error("doca_dma_destroy: {} is not a live DMA context (destroyed twice?)",
-                       static_cast<void *>(dma));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    if (dma->state() != DOCA_CTX_STATE_IDLE) {
-        skiff::core::live_exec_objects().add(dma); // still alive
-        logger().error("doca_dma_destroy: the ctx is not IDLE; stop it and progress until IDLE first");
-        return DOCA_ERROR_IN_USE;
-    }
-    delete dma;
-    return DOCA_SUCCESS;
+    return skiff::core::destroy_idle_ctx(dma, logger(), "doca_dma_destroy", "DMA context");
 }
 
 doca_error_t doca_dma_cap_task_memcpy_is_supported(const doca_devinfo *devinfo) {

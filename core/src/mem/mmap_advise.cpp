@@ -6,6 +6,7 @@
 
 #include "dev/dev_caps.hpp"
 #include "dma/dma_limits.hpp"
+#include "exec/ctx_destroy.hpp"
 #include "exec/context.hpp"
 #include "exec/live_objects.hpp"
 #include "exec/task.hpp"
@@ -105,20 +106,8 @@ doca_error_t doca_mmap_advise_create(doca_dev *dev, doca_mmap_advise **mmap_advi
 }
 
 doca_error_t doca_mmap_advise_destroy(doca_mmap_advise *mmap_advise) {
-    if (!mmap_advise) return DOCA_ERROR_INVALID_VALUE;
-    if (!skiff::core::live_exec_objects().remove(mmap_advise)) {
-        logger().error("doca_mmap_advise_destroy: {} is not a live mmap advise context (destroyed twice?)",
-                       static_cast<void *>(mmap_advise));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    if (mmap_advise->state() != DOCA_CTX_STATE_IDLE) {
-        skiff::core::live_exec_objects().add(mmap_advise); // still alive
-        logger().error(
-            "doca_mmap_advise_destroy: the ctx is not IDLE; stop it and progress until IDLE first");
-        return DOCA_ERROR_IN_USE;
-    }
-    delete mmap_advise;
-    return DOCA_SUCCESS;
+    return skiff::core::destroy_idle_ctx(mmap_advise, logger(), "doca_mmap_advise_destroy",
+                                         "mmap advise context");
 }
 
 doca_ctx *doca_mmap_advise_as_ctx(doca_mmap_advise *mmap_advise) {

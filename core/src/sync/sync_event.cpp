@@ -1,4 +1,5 @@
 #include "sync/sync_event.hpp"
+#include "exec/ctx_destroy.hpp"
 #include "exec/live_objects.hpp"
 
 #include "rdma/verbs.hpp"
@@ -156,19 +157,7 @@ doca_error_t doca_sync_event_create(doca_sync_event **event) {
 }
 
 doca_error_t doca_sync_event_destroy(doca_sync_event *event) {
-    if (!event) return DOCA_ERROR_INVALID_VALUE;
-    if (!skiff::core::live_exec_objects().remove(event)) {
-        logger().error("sync event destroy: {} is not a live sync event (destroyed twice?)",
-                       static_cast<void *>(event));
-        return DOCA_ERROR_INVALID_VALUE;
-    }
-    if (event->state() != DOCA_CTX_STATE_IDLE) {
-        skiff::core::live_exec_objects().add(event); // still alive
-        logger().error("sync event destroy: its ctx is not IDLE; stop it and progress until IDLE first");
-        return DOCA_ERROR_IN_USE;
-    }
-    delete event;
-    return DOCA_SUCCESS;
+    return skiff::core::destroy_idle_ctx(event, logger(), "doca_sync_event_destroy", "sync event");
 }
 
 doca_error_t doca_sync_event_add_publisher_location_cpu(doca_sync_event *event, doca_dev *dev) {
